@@ -1,0 +1,225 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// Events records the event log and serves it: lists, look-ups and live subscriptions.
+type Events struct{ s *Service }
+
+// maxNotifyPayload keeps pg_notify payloads under PostgreSQL's 8000-byte limit; larger
+// events travel by id and are read back from the table.
+const maxNotifyPayload = 7000
+
+// SubscriptionBuffer is how many events a live subscriber may fall behind before it is
+// dropped (and told) rather than slowing down everyone else.
+const SubscriptionBuffer = 256
+
+// replayLimit bounds how many missed events one subscription replays.
+const replayLimit = 1000
+
+// record appends an event in tx, runs the event sinks (webhook enqueueing) in the same tx,
+// and announces it to every replica once the transaction commits.
+func (s *Service) record(ctx context.Context, tx *store.Tx, workspaceID, typ string, instanceID *string, data any) (domain.Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return domain.Event{}, domain.Internal(err)
+	}
+	e := domain.Event{ID: domain.NewID(domain.PrefixEvent), Type: typ, WorkspaceID: workspaceID,
+		InstanceID: instanceID, Data: raw, Timestamp: s.cfg.Clock.Now()}
+	if err := tx.InsertEvent(ctx, e); err != nil {
+		return e, err
+	}
+	s.sinksMu.RLock()
+	sinks := s.sinks
+	s.sinksMu.RUnlock()
+	for _, sink := range sinks {
+		if err := sink(ctx, tx, e); err != nil {
+			return e, err
+		}
+	}
+	payload, err := json.Marshal(notifiedEvent{e.ID, e.Type, e.WorkspaceID, e.InstanceID, e.Timestamp, e.Data})
+	if err != nil || len(payload) > maxNotifyPayload {
+		payload, _ = json.Marshal(notifiedEvent{ID: e.ID})
+	}
+	return e, tx.Notify(ctx, channelEvents, string(payload))
+}
+
+// Record lets sibling services (webhooks, later surfaces) record an event in their own tx.
+func (s *Service) Record(ctx context.Context, tx *store.Tx, workspaceID, typ string, instanceID *string, data any) (domain.Event, error) {
+	return s.record(ctx, tx, workspaceID, typ, instanceID, data)
+}
+
+// notifiedEvent is an event as sent between replicas (the internal fields included).
+type notifiedEvent struct {
+	ID          string          `json:"id"`
+	Type        string          `json:"type,omitempty"`
+	WorkspaceID string          `json:"workspace_id,omitempty"`
+	InstanceID  *string         `json:"instance_id,omitempty"`
+	Timestamp   time.Time       `json:"timestamp"`
+	Data        json.RawMessage `json:"data,omitempty"`
+}
+
+// deliver publishes a committed event to this replica's live subscribers.
+func (ev *Events) deliver(payload string) {
+	var n notifiedEvent
+	if err := json.Unmarshal([]byte(payload), &n); err != nil {
+		ev.s.log.Error("bad event notification", "err", err)
+		return
+	}
+	e := domain.Event{ID: n.ID, Type: n.Type, WorkspaceID: n.WorkspaceID, InstanceID: n.InstanceID, Timestamp: n.Timestamp.UTC(), Data: n.Data}
+	if n.Type == "" { // too large to inline: read it back
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var err error
+		if e, err = ev.s.store.EventByID(ctx, n.ID); err != nil {
+			ev.s.log.Error("load notified event", "err", err, "event_id", n.ID)
+			return
+		}
+	}
+	ev.s.bus.Publish(e)
+}
+
+// List returns the workspace's events, newest first.
+func (ev *Events) List(ctx context.Context, a Actor, f domain.EventFilter, p domain.ListParams) (domain.Page[domain.Event], error) {
+	wsID, err := requireWorkspace(a, domain.ScopeEventsRead)
+	if err != nil {
+		return domain.Page[domain.Event]{}, err
+	}
+	if err := validateEventFilter(f); err != nil {
+		return domain.Page[domain.Event]{}, err
+	}
+	limit, err := pageLimit(p)
+	if err != nil {
+		return domain.Page[domain.Event]{}, err
+	}
+	rows, err := ev.s.store.Events(ctx, wsID, f, p.After, limit)
+	if err != nil {
+		return domain.Page[domain.Event]{}, err
+	}
+	return pageOf(rows, limit, func(e domain.Event) string { return e.ID }), nil
+}
+
+// Get returns one event of the workspace.
+func (ev *Events) Get(ctx context.Context, a Actor, id string) (domain.Event, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeEventsRead)
+	if err != nil {
+		return domain.Event{}, err
+	}
+	return ev.s.store.Event(ctx, wsID, id)
+}
+
+// Subscribe streams the workspace's new events matching f. With after (an event id), the
+// events since it are replayed first, so a reconnecting dashboard loses nothing. The
+// channel closes when ctx ends or the subscriber falls too far behind.
+func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, after string) (<-chan domain.Event, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeEventsRead)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateEventFilter(f); err != nil {
+		return nil, err
+	}
+	if after != "" && !domain.HasPrefix(after, domain.PrefixEvent) {
+		return nil, domain.Invalid("after", "after must be an event id (evt_...)")
+	}
+	// Subscribe before reading the replay, so nothing falls between the two; duplicates
+	// are dropped by id below.
+	sub := ev.s.bus.Subscribe(wsID, f, SubscriptionBuffer)
+	var replay []domain.Event
+	if after != "" {
+		if replay, err = ev.s.store.EventsAfter(ctx, wsID, f, after, replayLimit); err != nil {
+			sub.Close()
+			return nil, err
+		}
+	}
+	out := make(chan domain.Event, 16)
+	go func() {
+		defer close(out)
+		defer sub.Close()
+		last := after
+		for _, e := range replay {
+			select {
+			case out <- e:
+				last = e.ID
+			case <-ctx.Done():
+				return
+			}
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e, ok := <-sub.C:
+				if !ok {
+					if err := sub.Err(); err != nil {
+						ev.s.log.Warn("live subscriber dropped", "workspace_id", wsID, "err", err)
+					}
+					return
+				}
+				if after != "" && e.ID <= last { // already replayed (or older than asked for)
+					continue
+				}
+				select {
+				case out <- e:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Types lists every event type with its description and sample data.
+func (ev *Events) Types() []domain.EventTypeInfo { return eventTypes(ev.s.cfg.Clock.Now()) }
+
+func validateEventFilter(f domain.EventFilter) error {
+	if len(f.Types) > 50 {
+		return domain.Invalid("types", "at most 50 types")
+	}
+	for _, t := range f.Types {
+		if t != "*" && !knownEventType(t) {
+			return domain.Invalid("types", "unknown event type %q; GET /api/v1/event-types lists them", truncate(t, 64))
+		}
+	}
+	if f.Since != nil && f.Until != nil && !f.Until.After(*f.Since) {
+		return domain.Invalid("until", "until must be after since")
+	}
+	return nil
+}
+
+// Limits of list pages.
+const (
+	DefaultPageLimit = 20
+	MaxPageLimit     = 100
+)
+
+func pageLimit(p domain.ListParams) (int, error) {
+	switch {
+	case p.Limit == 0:
+		return DefaultPageLimit, nil
+	case p.Limit < 1 || p.Limit > MaxPageLimit:
+		return 0, domain.Invalid("limit", "limit must be between 1 and %d", MaxPageLimit)
+	}
+	return p.Limit, nil
+}
+
+// pageOf turns limit+1 rows into a page whose cursor is the last row's id.
+func pageOf[T any](rows []T, limit int, id func(T) string) domain.Page[T] {
+	page := domain.Page[T]{Data: rows}
+	if len(rows) > limit {
+		page.Data = rows[:limit]
+		page.HasMore = true
+		page.NextCursor = id(rows[limit-1])
+	}
+	if page.Data == nil {
+		page.Data = []T{}
+	}
+	return page
+}

@@ -1,0 +1,81 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// IdempotencyWindow is how long a POST's response is replayed for the same Idempotency-Key.
+const IdempotencyWindow = 24 * time.Hour
+
+// MaxIdempotencyKeyLength bounds the header.
+const MaxIdempotencyKeyLength = 255
+
+// Idempotency implements Idempotency-Key for POST requests: the same key with the same
+// request replays the first response; with a different request it is a conflict.
+type Idempotency struct{ s *Service }
+
+// Replay is a stored response to send again.
+type Replay struct {
+	StatusCode  int
+	ContentType string
+	Body        []byte
+}
+
+// Begin claims key for a request fingerprinted by method, path and body. It returns a
+// replay when the same request already completed; otherwise the caller runs the request
+// and calls Finish (or Abandon if it failed without a response worth keeping).
+func (i *Idempotency) Begin(ctx context.Context, a Actor, key, method, path string, body []byte) (*Replay, error) {
+	if key == "" || len(key) > MaxIdempotencyKeyLength {
+		return nil, domain.Invalid("Idempotency-Key", "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyLength)
+	}
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	h.Write(body)
+	fp := hex.EncodeToString(h.Sum(nil))
+	now := i.s.cfg.Clock.Now()
+	rec, claimed, err := i.s.store.ClaimIdempotencyKey(ctx, store.IdempotentResponse{
+		WorkspaceID: scopeOf(a), Key: key, RequestHash: fp, CreatedAt: now})
+	if err != nil || claimed {
+		return nil, err
+	}
+	if now.Sub(rec.CreatedAt) >= IdempotencyWindow { // expired record not yet cleaned up
+		if err := i.s.store.ReleaseIdempotencyKey(ctx, rec.WorkspaceID, key); err != nil {
+			return nil, err
+		}
+		return i.Begin(ctx, a, key, method, path, body)
+	}
+	if rec.RequestHash != fp {
+		return nil, &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_conflict", Param: "Idempotency-Key",
+			Message: "this Idempotency-Key was used with a different request"}
+	}
+	if rec.StatusCode == 0 {
+		return nil, &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_in_progress", Param: "Idempotency-Key",
+			Message: "a request with this Idempotency-Key is still in progress"}
+	}
+	return &Replay{StatusCode: rec.StatusCode, ContentType: rec.ResponseType, Body: []byte(rec.ResponseBody)}, nil
+}
+
+// Finish stores the response of the request that claimed key.
+func (i *Idempotency) Finish(ctx context.Context, a Actor, key string, status int, contentType string, body []byte) error {
+	return i.s.store.CompleteIdempotencyKey(ctx, scopeOf(a), key, status, contentType, string(body))
+}
+
+// Abandon releases key so the client may retry (the request failed with a server error).
+func (i *Idempotency) Abandon(ctx context.Context, a Actor, key string) error {
+	return i.s.store.ReleaseIdempotencyKey(ctx, scopeOf(a), key)
+}
+
+// scopeOf is the namespace of idempotency keys: the workspace (as Stripe scopes them to the
+// account), falling back to the key for safety.
+func scopeOf(a Actor) string {
+	if a.WorkspaceID != "" {
+		return a.WorkspaceID
+	}
+	return a.KeyID + a.UserID
+}

@@ -1,0 +1,64 @@
+package service
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/crc32"
+	"math/big"
+	"strings"
+)
+
+// API key secrets look like sb_live_<32 base62 chars: 190 random bits><6 base62 chars: CRC32>.
+// The checksum lets us (and secret scanners) reject a mistyped or made-up key without a
+// database look-up.
+const (
+	keyPrefix       = "sb_live_"
+	keyRandomLen    = 32
+	keyChecksumLen  = 6
+	keySecretLength = len(keyPrefix) + keyRandomLen + keyChecksumLen
+	base62          = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
+func newKeySecret() string {
+	var b strings.Builder
+	b.WriteString(keyPrefix)
+	max := big.NewInt(62)
+	for i := 0; i < keyRandomLen; i++ {
+		n, _ := rand.Int(rand.Reader, max)
+		b.WriteByte(base62[n.Int64()])
+	}
+	body := b.String()
+	return body + keyChecksum(body)
+}
+
+func keyChecksum(body string) string {
+	sum := crc32.ChecksumIEEE([]byte(body))
+	out := make([]byte, keyChecksumLen)
+	for i := keyChecksumLen - 1; i >= 0; i-- {
+		out[i] = base62[sum%62]
+		sum /= 62
+	}
+	return string(out)
+}
+
+// keyWellFormed reports whether secret has the key format and a valid checksum.
+func keyWellFormed(secret string) bool {
+	if len(secret) != keySecretLength || !strings.HasPrefix(secret, keyPrefix) {
+		return false
+	}
+	for i := len(keyPrefix); i < len(secret); i++ {
+		if strings.IndexByte(base62, secret[i]) < 0 {
+			return false
+		}
+	}
+	body := secret[:len(secret)-keyChecksumLen]
+	return keyChecksum(body) == secret[len(body):]
+}
+
+// hashKey is what the store keeps: SHA-256 of the whole secret. Secrets have 190 random
+// bits, so a fast hash is enough (no dictionary to attack) and lookups stay cheap.
+func hashKey(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}

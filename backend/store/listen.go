@@ -1,0 +1,54 @@
+package store
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Listen delivers PostgreSQL notifications on channels to the OnNotify function until ctx
+// ends, reconnecting as needed. onReconnect runs after a lost connection is re-established
+// (notifications sent meanwhile are lost; callers resynchronise from the tables). For SQLite
+// it does nothing: notifications are delivered in process after commit.
+func (s *Store) Listen(ctx context.Context, log *slog.Logger, onReconnect func(), channels ...string) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	l := pq.NewListener(s.url, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+		switch ev {
+		case pq.ListenerEventDisconnected:
+			log.Warn("notification listener disconnected", "err", err)
+		case pq.ListenerEventReconnected:
+			log.Info("notification listener reconnected")
+			if onReconnect != nil {
+				onReconnect()
+			}
+		}
+	})
+	for _, ch := range channels {
+		if err := l.Listen(ch); err != nil {
+			l.Close()
+			return err
+		}
+	}
+	go func() {
+		defer l.Close()
+		ping := time.NewTicker(30 * time.Second)
+		defer ping.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case n := <-l.Notify:
+				if n != nil {
+					s.deliver(n.Channel, n.Extra)
+				}
+			case <-ping.C:
+				_ = l.Ping()
+			}
+		}
+	}()
+	return nil
+}

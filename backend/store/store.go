@@ -1,0 +1,254 @@
+// Package store keeps Switchboard's state in PostgreSQL (production) or SQLite (the embedded
+// default). SQL is plain, written once with ? placeholders and rebound per dialect. The store
+// maps driver errors to domain errors at its edge and never decides who may do what.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// Dialect names the database behind a Store.
+type Dialect string
+
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Store is the database handle. Reads run on it directly; writes run in Tx.
+type Store struct {
+	q
+	db      *sqlx.DB
+	url     string
+	dialect Dialect
+
+	// queries counts statements sent to the database, so tests can prove a hot path
+	// (a cached API key) costs none.
+	queries atomic.Int64
+
+	// notify delivers notifications (see Tx.Notify). SQLite calls it after commit in
+	// process; PostgreSQL receives them through LISTEN on every replica.
+	notifyMu sync.RWMutex
+	notifyFn func(channel, payload string)
+}
+
+// Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path (or a
+// bare file path) for SQLite. It does not migrate; call Migrate.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	s := &Store{url: rawURL}
+	var err error
+	switch {
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		s.dialect = Postgres
+		s.db, err = sqlx.Open("postgres", rawURL)
+		if err != nil {
+			return nil, err
+		}
+		s.db.SetMaxOpenConns(20)
+		s.db.SetMaxIdleConns(10)
+	default:
+		s.dialect = SQLite
+		path := strings.TrimPrefix(strings.TrimPrefix(rawURL, "sqlite://"), "sqlite:")
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if path == "" {
+			return nil, errors.New("store: empty SQLite path")
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("store: create %s: %w", dir, err)
+			}
+		}
+		// WAL lets readers run beside the one writer; immediate transactions queue writers
+		// on busy_timeout instead of failing on lock upgrade.
+		dsn := "file:" + url.PathEscape(path) + "?_txlock=immediate&_time_format=sqlite" +
+			"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+		s.db, err = sqlx.Open("sqlite", dsn)
+		if err != nil {
+			return nil, err
+		}
+		s.db.SetMaxOpenConns(8)
+	}
+	s.q = q{x: s.db, s: s}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store: connect: %w", err)
+	}
+	return s, nil
+}
+
+// Dialect reports which database this is.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// URL is the connection string (for LISTEN connections).
+func (s *Store) URL() string { return s.url }
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Ping checks the database answers (for /readyz).
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Queries is the number of statements run so far.
+func (s *Store) Queries() int64 { return s.queries.Load() }
+
+// Migrate applies every embedded migration of the dialect that is not applied yet.
+func (s *Store) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migrations/"+string(s.dialect))
+	if err != nil {
+		return err
+	}
+	d := goose.DialectPostgres
+	if s.dialect == SQLite {
+		d = goose.DialectSQLite3
+	}
+	p, err := goose.NewProvider(d, s.db.DB, sub)
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	return nil
+}
+
+// OnNotify sets the function that receives notifications sent with Tx.Notify. For SQLite it
+// is called after commit in this process; for PostgreSQL the caller wires a LISTEN
+// connection (see Listen) to it.
+func (s *Store) OnNotify(fn func(channel, payload string)) {
+	s.notifyMu.Lock()
+	s.notifyFn = fn
+	s.notifyMu.Unlock()
+}
+
+func (s *Store) deliver(channel, payload string) {
+	s.notifyMu.RLock()
+	fn := s.notifyFn
+	s.notifyMu.RUnlock()
+	if fn != nil {
+		fn(channel, payload)
+	}
+}
+
+// Tx is a transaction. Every state change and the event it causes are written in one.
+type Tx struct {
+	q
+	tx    *sqlx.Tx
+	after []func()
+}
+
+// Notify sends payload on channel to every replica once the transaction commits (and never
+// if it rolls back). PostgreSQL: pg_notify inside the transaction. SQLite: after commit.
+func (t *Tx) Notify(ctx context.Context, channel, payload string) error {
+	if t.s.dialect == Postgres {
+		_, err := t.exec(ctx, `SELECT pg_notify(?, ?)`, channel, payload)
+		return err
+	}
+	t.after = append(t.after, func() { t.s.deliver(channel, payload) })
+	return nil
+}
+
+// AfterCommit runs fn once the transaction has committed.
+func (t *Tx) AfterCommit(fn func()) { t.after = append(t.after, fn) }
+
+// Tx runs fn in a transaction, committing if it returns nil.
+func (s *Store) Tx(ctx context.Context, fn func(*Tx) error) error {
+	sqlTx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return s.mapErr(err)
+	}
+	t := &Tx{q: q{x: sqlTx, s: s}, tx: sqlTx}
+	if err := fn(t); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return s.mapErr(err)
+	}
+	for _, f := range t.after {
+		f()
+	}
+	return nil
+}
+
+// q runs statements on a pool or a transaction.
+type q struct {
+	x sqlx.ExtContext
+	s *Store
+}
+
+func (q q) get(ctx context.Context, dest any, query string, args ...any) error {
+	q.s.queries.Add(1)
+	return q.s.mapErr(sqlx.GetContext(ctx, q.x, dest, q.x.Rebind(query), args...))
+}
+
+func (q q) sel(ctx context.Context, dest any, query string, args ...any) error {
+	q.s.queries.Add(1)
+	return q.s.mapErr(sqlx.SelectContext(ctx, q.x, dest, q.x.Rebind(query), args...))
+}
+
+func (q q) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	q.s.queries.Add(1)
+	res, err := q.x.ExecContext(ctx, q.x.Rebind(query), args...)
+	return res, q.s.mapErr(err)
+}
+
+// execOne runs an UPDATE or DELETE that must touch exactly one row, else not found.
+func (q q) execOne(ctx context.Context, what, query string, args ...any) error {
+	res, err := q.exec(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return domain.NotFound(what)
+	}
+	return nil
+}
+
+// mapErr turns driver errors into domain errors so no caller inspects a driver type.
+func (s *Store) mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return &domain.Error{Code: domain.CodeNotFound, Message: "not found", Err: err}
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "23505" {
+		return &domain.Error{Code: domain.CodeConflict, Message: "already exists", Err: err}
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		switch sqErr.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return &domain.Error{Code: domain.CodeConflict, Message: "already exists", Err: err}
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: err}
+	}
+	return domain.Internal(err)
+}
