@@ -1,0 +1,146 @@
+// Package httpx holds the HTTP middleware every route shares: request ids, access logs,
+// panic recovery and Prometheus metrics. Route-specific middleware lives with its routes.
+package httpx
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+type requestIDKey struct{}
+
+// validRequestID accepts a caller's id only if it is short and plain, so logs stay clean.
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// RequestID gives every request an id (the caller's X-Request-Id when sane, else a new
+// req_… id), echoes it in the X-Request-Id response header and puts it in the context.
+func RequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID.MatchString(id) {
+			id = domain.NewID(domain.PrefixRequest)
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// RequestIDFrom returns the request id of ctx ("" outside a request).
+func RequestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// StatusRecorder remembers the status and size a handler wrote.
+type StatusRecorder struct {
+	http.ResponseWriter
+	Status int
+	Bytes  int
+}
+
+func (s *StatusRecorder) WriteHeader(code int) {
+	if s.Status == 0 {
+		s.Status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *StatusRecorder) Write(b []byte) (int, error) {
+	if s.Status == 0 {
+		s.Status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.Bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (flush, hijack).
+func (s *StatusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Hijack passes through so websocket upgrades work behind the recorder.
+func (s *StatusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := s.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("httpx: response writer cannot hijack")
+	}
+	if s.Status == 0 {
+		s.Status = http.StatusSwitchingProtocols
+	}
+	return h.Hijack()
+}
+
+// Flush passes through for streaming responses.
+func (s *StatusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// AccessLog writes one structured line per request. It never logs headers or bodies, so no
+// secret (API key, cookie, password) can reach the log.
+func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			rec := &StatusRecorder{ResponseWriter: w}
+			next.ServeHTTP(rec, r)
+			if rec.Status == 0 {
+				rec.Status = http.StatusOK
+			}
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("request_id", RequestIDFrom(r.Context())),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", rec.Status),
+				slog.Int("bytes", rec.Bytes),
+				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			)
+		})
+	}
+}
+
+// Recover turns a panic into a 500 (logged with its stack) instead of a dropped connection.
+func Recover(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				if v := recover(); v != nil {
+					if v == http.ErrAbortHandler {
+						panic(v)
+					}
+					log.Error("panic", "request_id", RequestIDFrom(r.Context()), "panic", v, "stack", string(debug.Stack()))
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusInternalServerError)
+					_, _ = w.Write([]byte(`{"error":{"message":"internal error","type":"api_error","param":null,"code":"internal_error","request_id":` +
+						strconv.Quote(RequestIDFrom(r.Context())) + `}}`))
+				}
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// ClientIP is the connection's remote address (no proxy headers are trusted by default).
+func ClientIP(r *http.Request) string {
+	host := r.RemoteAddr
+	for i := len(host) - 1; i >= 0; i-- {
+		if host[i] == ':' {
+			host = host[:i]
+			break
+		}
+	}
+	if len(host) > 1 && host[0] == '[' {
+		host = host[1 : len(host)-1]
+	}
+	return host
+}
