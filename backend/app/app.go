@@ -1,0 +1,110 @@
+// Package app is the composition root: it opens the store, builds the service, the
+// transports and the background workers, and serves them all on one handler.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/httpx"
+	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/web"
+	"github.com/switchboard-dev/switchboard/backend/webhook"
+	"github.com/switchboard-dev/switchboard/graph"
+)
+
+// App is a running Switchboard.
+type App struct {
+	Config     Config
+	Store      *store.Store
+	Service    *service.Service
+	Dispatcher *webhook.Dispatcher
+	Handler    http.Handler
+	log        *slog.Logger
+}
+
+// New opens and migrates the database, starts the background work and builds the handler.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	models, err := loadModels(cfg.ModelsFile)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	svc := service.New(st, service.Config{Logger: log, Models: models})
+	if err := svc.Start(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	disp := webhook.NewDispatcher(svc, webhook.Config{AllowList: cfg.WebhookAllowList, LeaseDuration: cfg.WebhookLease,
+		Workers: cfg.WebhookWorkers, Logger: log})
+	if err := disp.Start(ctx); err != nil {
+		svc.Close()
+		st.Close()
+		return nil, err
+	}
+	a := &App{Config: cfg, Store: st, Service: svc, Dispatcher: disp, log: log}
+	a.Handler = a.routes()
+	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
+	return a, nil
+}
+
+// Close stops background work, flushes buffered writes and closes the database.
+func (a *App) Close() {
+	a.Dispatcher.Close()
+	a.Service.Close()
+	a.Store.Close()
+}
+
+func (a *App) routes() http.Handler {
+	cfg := a.Config
+	m := newMetrics(a.Service)
+	mux := http.NewServeMux()
+	mux.Handle("/api/v1/", rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit,
+		Burst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log}))
+	mux.Handle("/graphql", graph.NewHandler(a.Service, graph.Options{BaseURL: cfg.BaseURL,
+		Introspection: cfg.GraphQLIntrospection, ComplexityLimit: cfg.GraphQLComplexity,
+		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log}))
+	mux.Handle("/user/", web.Handler())
+	mux.Handle("GET /user", http.RedirectHandler("/user/api", http.StatusFound))
+	mux.Handle("GET /{$}", http.RedirectHandler("/user/api", http.StatusFound))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /readyz", a.ready)
+	mux.Handle("GET /metrics", m.handler())
+
+	var h http.Handler = mux
+	h = m.instrument(h)
+	h = httpx.AccessLog(a.log)(h)
+	h = httpx.Recover(a.log)(h)
+	h = httpx.RequestID(h)
+	return h
+}
+
+// ready reports whether the database answers.
+func (a *App) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "application/json")
+	if err := a.Store.Ping(ctx); err != nil {
+		a.log.Warn("readiness check failed", "err", err)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"status":"unavailable","database":"unreachable"}`))
+		return
+	}
+	_, _ = fmt.Fprintf(w, `{"status":"ready","database":%q}`, a.Store.Dialect())
+}

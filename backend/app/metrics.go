@@ -1,0 +1,76 @@
+package app
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/switchboard-dev/switchboard/backend/httpx"
+	"github.com/switchboard-dev/switchboard/backend/service"
+)
+
+// metrics is one app's Prometheus registry (per app, so tests can run several apps).
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(svc *service.Service) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "switchboard_http_requests_total", Help: "HTTP requests by surface, method and status code.",
+		}, []string{"surface", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "switchboard_http_request_duration_seconds", Help: "HTTP request latency by surface.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"surface"}),
+	}
+	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.duration,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "switchboard_live_subscribers", Help: "Live event subscriptions on this replica.",
+		}, func() float64 { return float64(svc.Bus().Subscribers()) }))
+	return m
+}
+
+// surface groups paths so labels stay few (ids never become labels).
+func surface(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/api/"):
+		return "api"
+	case path == "/graphql":
+		return "graphql"
+	case strings.HasPrefix(path, "/user"):
+		return "console"
+	case strings.HasPrefix(path, "/l/"):
+		return "redirect"
+	case strings.HasPrefix(path, "/hooks/"):
+		return "hooks"
+	}
+	return "other"
+}
+
+func (m *metrics) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &httpx.StatusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.Status == 0 {
+			rec.Status = http.StatusOK
+		}
+		s := surface(r.URL.Path)
+		m.requests.WithLabelValues(s, r.Method, strconv.Itoa(rec.Status)).Inc()
+		m.duration.WithLabelValues(s).Observe(time.Since(start).Seconds())
+	})
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
