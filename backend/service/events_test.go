@@ -1,0 +1,161 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
+	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/store/storetest"
+)
+
+func next(t *testing.T, ch <-chan domain.Event) domain.Event {
+	t.Helper()
+	select {
+	case e, ok := <-ch:
+		if !ok {
+			t.Fatal("subscription closed")
+		}
+		return e
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event within 5s")
+	}
+	return domain.Event{}
+}
+
+func TestSubscribeLiveAndReplay(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			svc, _ := servicetest.New(t, d, service.Config{})
+			owner := servicetest.NewOwner(t, svc)
+			other := servicetest.NewOwner(t, svc)
+
+			live, err := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{Types: []string{"api_key.created"}}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			k1, _ := owner.NewKey(t, svc, domain.ScopeAll)
+			other.NewKey(t, svc, domain.ScopeAll) // another workspace: never delivered here
+			svc.Keys.Revoke(ctx, owner.Actor, k1.ID) // filtered out by type
+			k2, _ := owner.NewKey(t, svc, domain.ScopeAll)
+			first, second := next(t, live), next(t, live)
+			if first.WorkspaceID != owner.Workspace.ID || first.Type != "api_key.created" || second.ID <= first.ID {
+				t.Fatalf("live events: %+v %+v", first, second)
+			}
+			_ = k2
+
+			// A reconnecting dashboard replays from its last event, then continues live.
+			resumed, err := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{}, first.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := next(t, resumed); e.Type != "api_key.revoked" {
+				t.Fatalf("replay[0] = %s", e.Type)
+			}
+			if e := next(t, resumed); e.ID != second.ID {
+				t.Fatalf("replay[1] = %s, want %s", e.ID, second.ID)
+			}
+			owner.NewKey(t, svc, domain.ScopeAll)
+			if e := next(t, resumed); e.Type != "api_key.created" || e.ID <= second.ID {
+				t.Fatalf("live after replay: %+v", e)
+			}
+		})
+	}
+}
+
+func TestSlowSubscriberIsDropped(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	owner := servicetest.NewOwner(t, svc)
+	slow, err := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, _ := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{}, "")
+	got := make(chan int)
+	go func() {
+		n := 0
+		for range fast {
+			n++
+			if n == service.SubscriptionBuffer+100 {
+				got <- n
+			}
+		}
+	}()
+	// The slow one reads nothing; publishing must not block and the fast one gets everything.
+	for range service.SubscriptionBuffer + 100 {
+		owner.NewKey(t, svc, domain.ScopeModelsRead)
+	}
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("fast subscriber starved by a slow one")
+	}
+	n := 0
+	for range slow {
+		n++
+	}
+	if n >= service.SubscriptionBuffer+100 {
+		t.Fatalf("slow subscriber was not dropped (got all %d)", n)
+	}
+}
+
+func TestEventTypesHaveSamples(t *testing.T) {
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	seen := map[string]bool{}
+	for _, et := range svc.Events.Types() {
+		if et.Description == "" || et.Sample == nil {
+			t.Fatalf("%s lacks description or sample", et.Type)
+		}
+		seen[et.Type] = true
+	}
+	for _, want := range []string{domain.EventWorkspaceCreated, domain.EventAPIKeyCreated, domain.EventAPIKeyRevoked} {
+		if !seen[want] {
+			t.Fatalf("event type %s not listed", want)
+		}
+	}
+}
+
+// The catalog's samples have exactly the fields of the live events.
+func TestEventSamplesMatchLiveShape(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	owner := servicetest.NewOwner(t, svc)
+	k, _ := owner.NewKey(t, svc, domain.ScopeAll)
+	if _, err := svc.Keys.Revoke(ctx, owner.Actor, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	page, err := svc.Events.List(ctx, owner.Actor, domain.EventFilter{}, domain.ListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := map[string]any{}
+	for _, et := range svc.Events.Types() {
+		samples[et.Type] = et.Sample
+	}
+	for _, e := range page.Data {
+		var live map[string]any
+		if err := json.Unmarshal(e.Data, &live); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(samples[e.Type])
+		var sample map[string]any
+		if err := json.Unmarshal(raw, &sample); err != nil {
+			t.Fatal(err)
+		}
+		if len(live) != len(sample) {
+			t.Fatalf("%s: live has %d fields, sample %d", e.Type, len(live), len(sample))
+		}
+		for f := range live {
+			if _, ok := sample[f]; !ok {
+				t.Fatalf("%s: sample lacks %q", e.Type, f)
+			}
+		}
+	}
+}
