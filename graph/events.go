@@ -1,0 +1,71 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/graph/model"
+)
+
+func (r *queryResolver) Events(ctx context.Context, types []string, first *int, after *string) (*model.EventConnection, error) {
+	page, err := r.svc.Events.List(ctx, actor(ctx), domain.EventFilter{Types: types},
+		domain.ListParams{Limit: deref(first), After: deref(after)})
+	if err != nil {
+		return nil, err
+	}
+	return &model.EventConnection{Nodes: page.Data, HasMore: page.HasMore, NextCursor: optional(page.NextCursor)}, nil
+}
+
+func (r *queryResolver) Event(ctx context.Context, id string) (*domain.Event, error) {
+	e, err := r.svc.Events.Get(ctx, actor(ctx), id)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+func (r *queryResolver) EventTypes(context.Context) ([]model.EventType, error) {
+	infos := r.svc.Events.Types()
+	out := make([]model.EventType, len(infos))
+	for i, info := range infos {
+		sample, err := json.Marshal(info.Sample)
+		if err != nil {
+			return nil, domain.Internal(err)
+		}
+		out[i] = model.EventType{Type: info.Type, Description: info.Description, Sample: sample}
+	}
+	return out, nil
+}
+
+// errSlowSubscriber ends a subscription whose client fell too far behind; the service
+// drops it rather than let it hold up other subscribers.
+var errSlowSubscriber = &gqlerror.Error{
+	Message:    "this subscription fell too far behind and was dropped; subscribe again with after: <last event id> to resume",
+	Extensions: map[string]any{"code": "UNAVAILABLE", "reason": "slow_subscriber"},
+}
+
+func (r *subscriptionResolver) Events(ctx context.Context, types []string, instanceID *string, after *string) (<-chan *domain.Event, error) {
+	src, err := r.svc.Events.Subscribe(ctx, actor(ctx), domain.EventFilter{Types: types, InstanceID: deref(instanceID)}, deref(after))
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan *domain.Event)
+	go func() {
+		defer close(out)
+		for e := range src {
+			select {
+			case out <- &e:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if ctx.Err() == nil { // the service closed the stream: the subscriber was too slow
+			transport.AddSubscriptionError(ctx, errSlowSubscriber)
+		}
+	}()
+	return out, nil
+}

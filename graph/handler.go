@@ -1,0 +1,376 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/graph/generated"
+	"github.com/switchboard-dev/switchboard/graph/wsgorilla"
+)
+
+// Defaults of Options.
+const (
+	DefaultComplexityLimit = 500
+	DefaultDepthLimit      = 10
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultInitTimeout     = 10 * time.Second
+	DefaultPingInterval    = 25 * time.Second
+	DefaultQueryCacheSize  = 1000
+	DefaultSessionMaxAge   = 30 * 24 * time.Hour
+)
+
+// SessionCookie is the name of the console's session cookie.
+const SessionCookie = "sb_session"
+
+// Options configure the GraphQL handler. The zero value is a production-safe default
+// (introspection off).
+type Options struct {
+	// Introspection enables __schema/__type queries and "did you mean" suggestions.
+	Introspection bool
+	// ComplexityLimit caps an operation's complexity (each field costs 1; default 500).
+	ComplexityLimit int
+	// DepthLimit caps how deeply selections nest (default 10; introspection not counted).
+	DepthLimit int
+	// MaxBodyBytes limits a POST body (default 1 MiB); websocket messages get the same limit.
+	MaxBodyBytes int64
+	// SecureCookies marks the session cookie Secure even when the request did not arrive
+	// over TLS (set it behind a TLS-terminating proxy).
+	SecureCookies bool
+	// SessionMaxAge is the session cookie's Max-Age (default 30 days); the server-side
+	// session's own expiry still decides.
+	SessionMaxAge time.Duration
+	// TrustedOrigins are other origins ("https://dash.example.com") allowed to POST
+	// cross-origin and to open websockets. The service's own origin is always allowed.
+	TrustedOrigins []string
+	// InitTimeout bounds the wait for connection_init on a websocket (default 10 s).
+	InitTimeout time.Duration
+	// PingInterval is the graphql-transport-ws ping interval; a client that does not answer
+	// within two intervals is disconnected (default 25 s).
+	PingInterval time.Duration
+	// QueryCacheSize is how many parsed queries are cached (default 1000).
+	QueryCacheSize int
+	// ClientIP returns the caller's address for sign-in throttling (default: the host of
+	// RemoteAddr). Set it when behind a trusted proxy.
+	ClientIP func(*http.Request) string
+	// Logger receives internal errors (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.ComplexityLimit <= 0 {
+		o.ComplexityLimit = DefaultComplexityLimit
+	}
+	if o.DepthLimit <= 0 {
+		o.DepthLimit = DefaultDepthLimit
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.SessionMaxAge <= 0 {
+		o.SessionMaxAge = DefaultSessionMaxAge
+	}
+	if o.InitTimeout <= 0 {
+		o.InitTimeout = DefaultInitTimeout
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	if o.QueryCacheSize <= 0 {
+		o.QueryCacheSize = DefaultQueryCacheSize
+	}
+	if o.ClientIP == nil {
+		o.ClientIP = remoteIP
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// NewHandler returns the /graphql endpoint: queries and mutations over POST
+// (application/json only), queries over GET, and subscriptions over websockets
+// (graphql-transport-ws, and the legacy graphql-ws), all authenticated by the console
+// session cookie or an API key, and protected against cross-site requests.
+func NewHandler(svc *service.Service, opts Options) http.Handler {
+	opts.defaults()
+	h := &httpHandler{svc: svc, opts: opts, checkOrigin: wsgorilla.SameOriginOr(opts.TrustedOrigins...)}
+
+	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts}}
+	srv := handler.New(generated.NewExecutableSchema(cfg))
+
+	// Only these transports: no multipart or urlencoded form transport a cross-site
+	// <form> could reach.
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	readLimit := opts.MaxBodyBytes
+	srv.AddTransport(transport.Websocket{
+		Implementation: wsgorilla.New(wsgorilla.Options{
+			CheckOrigin:      h.checkOrigin,
+			HandshakeTimeout: 10 * time.Second,
+		}),
+		InitFunc:         h.initWebsocket,
+		InitTimeout:      opts.InitTimeout,
+		PingPongInterval: opts.PingInterval,
+		PayloadReadLimit: &readLimit,
+	})
+
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](opts.QueryCacheSize))
+	if opts.Introspection {
+		srv.Use(extension.Introspection{})
+	} else {
+		srv.SetDisableSuggestion(true)
+	}
+	srv.Use(extension.FixedComplexityLimit(opts.ComplexityLimit))
+	srv.Use(depthLimit{max: opts.DepthLimit})
+	srv.AroundOperations(subscriptionsOnWebsocket)
+
+	log := opts.Logger
+	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
+		return presentError(ctx, log, err)
+	})
+	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
+		return domain.Internal(fmt.Errorf("panic in resolver: %v\n%s", v, debug.Stack()))
+	})
+	h.gql = srv
+
+	cop := http.NewCrossOriginProtection()
+	for _, o := range opts.TrustedOrigins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			panic("graph: bad trusted origin " + o + ": " + err.Error())
+		}
+	}
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeErrors(w, http.StatusForbidden, transportError("FORBIDDEN", "cross_origin_request",
+			"cross-origin requests are not allowed"))
+	}))
+	return cop.Handler(h)
+}
+
+type httpHandler struct {
+	svc         *service.Service
+	opts        Options
+	checkOrigin func(*http.Request) bool
+	gql         *handler.Server
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	upgrade := r.Header.Get("Upgrade") != ""
+	switch {
+	case upgrade:
+		// A browser page on another site could open a socket carrying the user's cookie;
+		// refuse it before upgrading (the websocket implementation checks again).
+		if !h.checkOrigin(r) {
+			writeErrors(w, http.StatusForbidden, transportError("FORBIDDEN", "cross_origin_request",
+				"cross-origin websocket connections are not allowed"))
+			return
+		}
+	case r.Method == http.MethodPost:
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt != "application/json" {
+			writeErrors(w, http.StatusUnsupportedMediaType, transportError("INVALID", "unsupported_media_type",
+				"POST requests must have Content-Type: application/json"))
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+		if err != nil {
+			status, reason, msg := http.StatusBadRequest, "unreadable_body", "could not read the request body"
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				status, reason = http.StatusRequestEntityTooLarge, "payload_too_large"
+				msg = fmt.Sprintf("the request body is larger than %d bytes", h.opts.MaxBodyBytes)
+			}
+			writeErrors(w, status, transportError("INVALID", reason, msg))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+
+	ctx := r.Context()
+	actor, err := h.authenticate(ctx, r)
+	if err != nil {
+		e := domain.ErrorOf(err)
+		if e.Code == domain.CodeUnauthenticated {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			writeErrors(w, http.StatusUnauthorized, presentError(ctx, h.opts.Logger, e))
+			return
+		}
+		writeErrors(w, statusOf(e.Code), presentError(ctx, h.opts.Logger, e))
+		return
+	}
+	if actor != nil {
+		ctx = service.WithActor(ctx, *actor)
+	}
+	if upgrade {
+		ctx = context.WithValue(ctx, websocketKey{}, true)
+	} else {
+		ctx = context.WithValue(ctx, exchangeKey{}, &exchange{w: w, r: r, opts: &h.opts})
+	}
+	h.gql.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// authenticate returns the caller of an HTTP request: the API key of an Authorization
+// header, else the session of the cookie, else nobody (nil). A bad key is an error (the
+// caller meant to authenticate); a stale cookie is cleared and the request is anonymous.
+func (h *httpHandler) authenticate(ctx context.Context, r *http.Request) (*service.Actor, error) {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		a, err := h.authenticateKey(ctx, auth)
+		return &a, err
+	}
+	c, err := r.Cookie(SessionCookie)
+	if err != nil || c.Value == "" {
+		return nil, nil
+	}
+	a, err := h.svc.Users.Authenticate(ctx, c.Value)
+	if domain.IsCode(err, domain.CodeUnauthenticated) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+func (h *httpHandler) authenticateKey(ctx context.Context, authorization string) (service.Actor, error) {
+	scheme, secret, ok := strings.Cut(authorization, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
+		return service.Actor{}, &domain.Error{Code: domain.CodeUnauthenticated, Reason: "invalid_authorization",
+			Message: `the Authorization header must be "Bearer <api key>"`}
+	}
+	return h.svc.Keys.Authenticate(ctx, strings.TrimSpace(secret))
+}
+
+// initWebsocket authenticates a websocket connection from its connection_init payload
+// ({"authorization": "Bearer <key>"}), else keeps the actor of the upgrade request's
+// session cookie. A connection with neither is refused (close code 4403).
+func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+	refuse := func(err error) (context.Context, *transport.InitPayload, error) {
+		e := domain.ErrorOf(err)
+		msg := e.Message
+		if e.Code == domain.CodeInternal {
+			h.opts.Logger.Error("graphql websocket init", "err", e)
+			msg = "internal error"
+		}
+		ctx = transport.WithWebsocketCloseCode(ctx, 4403)
+		return transport.AppendCloseReason(ctx, "Forbidden"), nil, errors.New(msg)
+	}
+	if auth := p.Authorization(); auth != "" {
+		a, err := h.authenticateKey(ctx, auth)
+		if err != nil {
+			return refuse(err)
+		}
+		return service.WithActor(ctx, a), nil, nil
+	}
+	if _, ok := service.ActorFrom(ctx); ok {
+		return ctx, nil, nil
+	}
+	return refuse(&domain.Error{Code: domain.CodeUnauthenticated,
+		Message: `sign in, or send {"authorization": "Bearer <api key>"} in connection_init`})
+}
+
+// subscriptionsOnWebsocket refuses subscriptions over GET and POST, where they would hold
+// a request open until the first event.
+func subscriptionsOnWebsocket(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	op := graphql.GetOperationContext(ctx).Operation
+	if op != nil && op.Operation == ast.Subscription && ctx.Value(websocketKey{}) == nil {
+		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{
+			transportError("INVALID", "websocket_required", "subscriptions need the websocket transport")}})
+	}
+	return next(ctx)
+}
+
+type websocketKey struct{}
+
+// exchange gives resolvers the HTTP request and response of a POST or GET operation, so
+// signUp, signIn and signOut can set the session cookie. Websocket operations have none.
+type exchange struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	opts *Options
+}
+
+type exchangeKey struct{}
+
+func exchangeFrom(ctx context.Context) (*exchange, bool) {
+	x, ok := ctx.Value(exchangeKey{}).(*exchange)
+	return x, ok
+}
+
+var errNeedsHTTP = &domain.Error{Code: domain.CodeInvalid, Reason: "http_required",
+	Message: "sign-in operations must be sent over HTTP, not the websocket"}
+
+func (x *exchange) setSession(token string) {
+	http.SetCookie(x.w, &http.Cookie{
+		Name:     SessionCookie,
+		Value:    token,
+		Path:     "/",
+		MaxAge:   int(x.opts.SessionMaxAge / time.Second),
+		HttpOnly: true,
+		Secure:   x.secure(),
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (x *exchange) clearSession() {
+	http.SetCookie(x.w, &http.Cookie{
+		Name:     SessionCookie,
+		Value:    "",
+		Path:     "/",
+		MaxAge:   -1,
+		HttpOnly: true,
+		Secure:   x.secure(),
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (x *exchange) sessionToken() string {
+	if c, err := x.r.Cookie(SessionCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+func (x *exchange) secure() bool { return x.opts.SecureCookies || x.r.TLS != nil }
+
+func (x *exchange) client() service.ClientInfo {
+	return service.ClientInfo{IP: x.opts.ClientIP(x.r), UserAgent: x.r.UserAgent()}
+}
+
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// writeErrors writes a GraphQL response holding only errors, for requests refused before
+// any operation runs.
+func writeErrors(w http.ResponseWriter, status int, errs ...*gqlerror.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(graphql.Response{Errors: errs})
+}
+
+func transportError(code, reason, message string) *gqlerror.Error {
+	return &gqlerror.Error{Message: message, Extensions: map[string]any{"code": code, "reason": reason}}
+}

@@ -1,0 +1,171 @@
+package graph_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/graph"
+)
+
+func TestCSRFProtection(t *testing.T) {
+	eachDialect(t, graph.Options{}, func(t *testing.T, h *harness) {
+		token, _ := h.owner(t)
+		const mutation = `{"query":"mutation { signOut }"}`
+
+		for _, ct := range []string{"application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain", ""} {
+			req, _ := http.NewRequest(http.MethodPost, h.url(), strings.NewReader(mutation))
+			if ct != "" {
+				req.Header.Set("Content-Type", ct)
+			}
+			withSession(token)(req)
+			resp, r := h.send(t, req)
+			if resp.StatusCode != http.StatusUnsupportedMediaType || len(r.Errors) != 1 || len(resp.Cookies()) != 0 {
+				t.Errorf("POST with Content-Type %q: status %d, %+v", ct, resp.StatusCode, r.Errors)
+			}
+		}
+
+		// A cross-site page POSTing JSON with the user's cookie.
+		for _, hdr := range []map[string]string{
+			{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"},
+			{"Origin": "https://evil.example"},
+		} {
+			opts := []option{withSession(token)}
+			for k, v := range hdr {
+				opts = append(opts, withHeader(k, v))
+			}
+			resp, r := h.post(t, `mutation { signOut }`, nil, opts...)
+			if resp.StatusCode != http.StatusForbidden || r.code(t) != "FORBIDDEN" || len(resp.Cookies()) != 0 {
+				t.Errorf("cross-origin POST %v: status %d, %+v", hdr, resp.StatusCode, r.Errors)
+			}
+		}
+
+		// A mutation over GET is refused, and nothing happened.
+		resp, r := h.get(t, `mutation { signOut }`, withSession(token))
+		if resp.StatusCode < 400 || len(r.Errors) == 0 || len(resp.Cookies()) != 0 {
+			t.Errorf("mutation over GET: status %d, %+v", resp.StatusCode, r.Errors)
+		}
+
+		// The session survived all of that; same-origin requests and GET queries work.
+		resp, r = h.get(t, viewerQuery, withSession(token), withHeader("Origin", h.srv.URL), withHeader("Sec-Fetch-Site", "same-origin"))
+		var v viewerData
+		r.decode(t, &v)
+		if resp.StatusCode != http.StatusOK || v.Viewer.User == nil {
+			t.Fatalf("GET query: status %d, viewer %+v", resp.StatusCode, v.Viewer)
+		}
+		_, r = h.post(t, viewerQuery, nil, withSession(token), withHeader("Origin", h.srv.URL), withHeader("Sec-Fetch-Site", "same-origin"))
+		r.decode(t, &v)
+		if v.Viewer.User == nil {
+			t.Fatal("same-origin POST lost the session")
+		}
+	})
+}
+
+func TestTrustedOriginMayPost(t *testing.T) {
+	eachDialect(t, graph.Options{TrustedOrigins: []string{"https://dash.example.com"}}, func(t *testing.T, h *harness) {
+		token, _ := h.owner(t)
+		_, secret := h.createKey(t, token, "events:read")
+		resp, r := h.post(t, `{ events { nodes { id } } }`, nil, withKey(secret),
+			withHeader("Origin", "https://dash.example.com"), withHeader("Sec-Fetch-Site", "cross-site"))
+		if resp.StatusCode != http.StatusOK || len(r.Errors) > 0 {
+			t.Fatalf("trusted origin: status %d, %+v", resp.StatusCode, r.Errors)
+		}
+	})
+}
+
+func TestComplexityLimit(t *testing.T) {
+	eachDialect(t, graph.Options{}, func(t *testing.T, h *harness) {
+		// 200 aliases of a 3-field selection: complexity 600 > the default 500.
+		var q strings.Builder
+		q.WriteString("{")
+		for i := range 200 {
+			fmt.Fprintf(&q, " a%d: scopes { presets { id } }", i)
+		}
+		q.WriteString(" }")
+		_, r := h.post(t, q.String(), nil)
+		if r.code(t) != "COMPLEXITY_LIMIT_EXCEEDED" {
+			t.Fatalf("complex query: %+v", r.Errors)
+		}
+		// 100 aliases (300) are fine.
+		q.Reset()
+		q.WriteString("{")
+		for i := range 100 {
+			fmt.Fprintf(&q, " a%d: scopes { presets { id } }", i)
+		}
+		q.WriteString(" }")
+		if _, r := h.post(t, q.String(), nil); len(r.Errors) > 0 {
+			t.Fatalf("query within the limit: %+v", r.Errors)
+		}
+	})
+}
+
+func TestDepthLimit(t *testing.T) {
+	eachDialect(t, graph.Options{DepthLimit: 2}, func(t *testing.T, h *harness) {
+		_, r := h.post(t, `{ viewer { user { id } } }`, nil)
+		if r.code(t) != "DEPTH_LIMIT_EXCEEDED" {
+			t.Fatalf("deep query: %+v", r.Errors)
+		}
+		// Fragments count too.
+		_, r = h.post(t, `query { viewer { ...V } } fragment V on Viewer { workspace { id } }`, nil)
+		if r.code(t) != "DEPTH_LIMIT_EXCEEDED" {
+			t.Fatalf("deep query through a fragment: %+v", r.Errors)
+		}
+		if _, r := h.post(t, `{ scopes { presets } }`, nil); r.code(t) != "GRAPHQL_VALIDATION_FAILED" {
+			t.Fatalf("invalid query: %+v", r.Errors)
+		}
+		if _, r := h.post(t, `{ viewer { user } }`, nil); r.code(t) != "GRAPHQL_VALIDATION_FAILED" {
+			t.Fatalf("invalid query: %+v", r.Errors)
+		}
+		if _, r := h.post(t, `{ eventTypes { type } }`, nil); len(r.Errors) > 0 {
+			t.Fatalf("shallow query: %+v", r.Errors)
+		}
+	})
+}
+
+func TestIntrospectionToggle(t *testing.T) {
+	const q = `{ __schema { queryType { name } } }`
+	t.Run("off by default", func(t *testing.T) {
+		eachDialect(t, graph.Options{}, func(t *testing.T, h *harness) {
+			if _, r := h.post(t, q, nil); len(r.Errors) == 0 {
+				t.Fatal("introspection answered while disabled")
+			}
+			// No "did you mean" hints either.
+			_, r := h.post(t, `{ viewr { user { id } } }`, nil)
+			if len(r.Errors) == 0 || strings.Contains(r.Errors[0].Message, "Did you mean") {
+				t.Fatalf("typo: %+v", r.Errors)
+			}
+		})
+	})
+	t.Run("on", func(t *testing.T) {
+		eachDialect(t, graph.Options{Introspection: true}, func(t *testing.T, h *harness) {
+			_, r := h.post(t, q, nil)
+			var data struct {
+				Schema struct{ QueryType struct{ Name string } } `json:"__schema"`
+			}
+			r.decode(t, &data)
+			if data.Schema.QueryType.Name != "Query" {
+				t.Fatalf("introspection = %+v", data)
+			}
+		})
+	})
+}
+
+func TestBodyLimit(t *testing.T) {
+	eachDialect(t, graph.Options{MaxBodyBytes: 1024}, func(t *testing.T, h *harness) {
+		resp, r := h.post(t, `{ viewer { user { id } } }`, map[string]any{"pad": strings.Repeat("x", 2048)})
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || len(r.Errors) == 0 {
+			t.Fatalf("oversized body: status %d, %+v", resp.StatusCode, r.Errors)
+		}
+	})
+}
+
+func TestWebhooksNotYetAvailable(t *testing.T) {
+	eachDialect(t, graph.Options{}, func(t *testing.T, h *harness) {
+		token, _ := h.owner(t)
+		_, r := h.post(t, `{ webhooks { id } }`, nil, withSession(token))
+		if r.code(t) != "UNAVAILABLE" {
+			t.Fatalf("webhooks: %+v", r.Errors)
+		}
+	})
+}

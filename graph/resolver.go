@@ -1,0 +1,57 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/graph/generated"
+)
+
+// Resolver is the root of the resolvers. Each resolver takes the actor from the context,
+// calls one service method and converts its result; rules live in the service.
+type Resolver struct {
+	svc  *service.Service
+	opts Options
+}
+
+var _ generated.ResolverRoot = (*Resolver)(nil)
+
+func (r *Resolver) Query() generated.QueryResolver               { return &queryResolver{r} }
+func (r *Resolver) Mutation() generated.MutationResolver         { return &mutationResolver{r} }
+func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
+func (r *Resolver) Viewer() generated.ViewerResolver             { return &viewerResolver{r} }
+
+type (
+	queryResolver        struct{ *Resolver }
+	mutationResolver     struct{ *Resolver }
+	subscriptionResolver struct{ *Resolver }
+	viewerResolver       struct{ *Resolver }
+)
+
+// actor is the caller (the zero Actor when signed out; the service then answers
+// unauthenticated).
+func actor(ctx context.Context) service.Actor {
+	a, _ := service.ActorFrom(ctx)
+	return a
+}
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
+
+// optional returns nil for the zero value, else a pointer to it.
+func optional[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
+}
+
+// deref returns *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
