@@ -11,7 +11,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +48,9 @@ const SessionCookie = "sb_session"
 // Options configure the GraphQL handler. The zero value is a production-safe default
 // (introspection off).
 type Options struct {
+	// BaseURL is the service's public URL ("https://switchboard.example.com"). Its origin is
+	// always trusted, even when a proxy in front changes the Host header.
+	BaseURL string
 	// Introspection enables __schema/__type queries and "did you mean" suggestions.
 	Introspection bool
 	// ComplexityLimit caps an operation's complexity (each field costs 1; default 500).
@@ -61,7 +66,8 @@ type Options struct {
 	// session's own expiry still decides.
 	SessionMaxAge time.Duration
 	// TrustedOrigins are other origins ("https://dash.example.com") allowed to POST
-	// cross-origin and to open websockets. The service's own origin is always allowed.
+	// cross-origin and to open websockets. The request's own origin (same host) and
+	// BaseURL's are always allowed.
 	TrustedOrigins []string
 	// InitTimeout bounds the wait for connection_init on a websocket (default 10 s).
 	InitTimeout time.Duration
@@ -104,6 +110,9 @@ func (o *Options) defaults() {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
+		o.TrustedOrigins = append(slices.Clip(o.TrustedOrigins), u.Scheme+"://"+u.Host)
 	}
 }
 
