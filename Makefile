@@ -58,6 +58,7 @@ lint: frontend/node_modules
 bench: build
 	cd backend && $(GO) test -run '^$$' -bench . -benchtime 3s ./rest/ ./webhook/ 2>&1 | tee ../bench.out
 	./scripts/bench-load.sh
+	cd backend && $(GO) run ./cmd/sbfanout -bin ../$(BIN) -clients $${FANOUT_CLIENTS:-1000}
 
 clean:
 	rm -rf bin data backend/web/dist/assets backend/web/dist/index.html
