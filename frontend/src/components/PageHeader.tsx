@@ -1,0 +1,25 @@
+import { useEffect, type ReactNode } from 'react';
+import styles from './PageHeader.module.css';
+
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
+  useEffect(() => {
+    document.title = `${title} · Switchboard`;
+  }, [title]);
+  return (
+    <div className={styles.header}>
+      <div>
+        <h1>{title}</h1>
+        {description && <p className={styles.description}>{description}</p>}
+      </div>
+      {actions && <div className={styles.actions}>{actions}</div>}
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+import type { ReactNode } from 'react';
+import { AlertTriangle, CircleAlert, Info, RotateCw } from 'lucide-react';
+import type { CombinedError } from 'urql';
+import { errorMessage } from '../lib/errors';
+import { Button } from './Button';
+import styles from './States.module.css';
+
+export function Loading({ label = 'Loading…', rows }: { label?: string; rows?: number }) {
+  if (rows) {
+    return (
+      <div className={styles.skeleton} role="status" aria-live="polite">
+        <span className="visually-hidden">{label}</span>
+        {Array.from({ length: rows }, (_, i) => (
+          <div key={i} className={styles.bar} style={{ width: `${90 - ((i * 17) % 40)}%` }} />
+        ))}
+      </div>
+    );
+  }
+  return (
+    <div className={styles.loading} role="status" aria-live="polite">
+      <span className={styles.spinner} aria-hidden="true" />
+      {label}
+    </div>
+  );
+}
+
+export function EmptyState({
+  icon,
+  title,
+  children,
+  action,
+  headingLevel = 2,
+}: {
+  icon?: ReactNode;
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+  headingLevel?: 2 | 3;
+}) {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  return (
+    <div className={styles.state}>
+      {icon && (
+        <div className={styles.icon} aria-hidden="true">
+          {icon}
+        </div>
+      )}
+      <Heading>{title}</Heading>
+      {children && <p>{children}</p>}
+      {action && <div className={styles.actions}>{action}</div>}
+    </div>
+  );
+}
+
+export function ErrorState({
+  error,
+  title = 'Could not load this',
+  onRetry,
+  headingLevel = 2,
+}: {
+  error: CombinedError | Error | string;
+  title?: string;
+  onRetry?: () => void;
+  headingLevel?: 2 | 3;
+}) {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  const message = typeof error === 'string' ? error : errorMessage(error);
+  return (
+    <div className={styles.state} role="alert">
+      <div className={`${styles.icon} ${styles.errorIcon}`} aria-hidden="true">
+        <AlertTriangle size={20} />
+      </div>
+      <Heading>{title}</Heading>
+      <p>{message}</p>
+      {onRetry && (
+        <div className={styles.actions}>
+          <Button icon={<RotateCw size={14} />} onClick={onRetry}>
+            Try again
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function InlineError({ children, id }: { children: ReactNode; id?: string }) {
+  if (!children) return null;
+  return (
+    <div className={styles.inlineError} role="alert" id={id}>
+      <CircleAlert size={16} aria-hidden="true" style={{ flexShrink: 0, marginTop: 2 }} />
+      <div>{children}</div>
+    </div>
+  );
+}
+
+export function Notice({ tone = 'info', children }: { tone?: 'info' | 'warning'; children: ReactNode }) {
+  return (
+    <div className={`${styles.notice} ${styles[tone]}`}>
+      {tone === 'warning' ? (
+        <AlertTriangle size={16} aria-hidden="true" style={{ flexShrink: 0, marginTop: 2 }} />
+      ) : (
+        <Info size={16} aria-hidden="true" style={{ flexShrink: 0, marginTop: 2 }} />
+      )}
+      <div>{children}</div>
+    </div>
+  );
+}

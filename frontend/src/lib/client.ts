@@ -1,0 +1,115 @@
+import { Client, cacheExchange, fetchExchange, mapExchange, subscriptionExchange } from 'urql';
+import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+
+/**
+ * The one place where an expired or missing session is handled: any operation that fails
+ * with extensions.code UNAUTHENTICATED sends the user to sign in, and back afterwards.
+ * Operations that are expected to fail that way (signIn, signUp) opt out with
+ * context { authRedirect: false }.
+ */
+export type UnauthenticatedHandler = () => void;
+
+export function redirectToSignIn(): void {
+  const here = window.location.pathname + window.location.search + window.location.hash;
+  if (window.location.pathname.startsWith('/user/sign-')) return;
+  const next = encodeURIComponent(here);
+  window.location.assign(`/user/sign-in?next=${next}&reason=expired`);
+}
+
+let unauthenticatedHandler: UnauthenticatedHandler = redirectToSignIn;
+
+/** For tests: replace what happens when the session has expired. */
+export function setUnauthenticatedHandler(handler: UnauthenticatedHandler): void {
+  unauthenticatedHandler = handler;
+}
+
+export type ConnectionState = 'connecting' | 'connected' | 'closed';
+type Listener = (state: ConnectionState) => void;
+
+export interface ConsoleClient {
+  client: Client;
+  /** Live state of the websocket used by subscriptions. */
+  onConnectionState(listener: Listener): () => void;
+  dispose(): void;
+}
+
+function websocketURL(): string {
+  const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${window.location.host}/graphql`;
+}
+
+export function createConsoleClient(): ConsoleClient {
+  const listeners = new Set<Listener>();
+  let state: ConnectionState = 'closed';
+  const setState = (next: ConnectionState) => {
+    state = next;
+    listeners.forEach((l) => l(next));
+  };
+
+  let ws: WsClient | null = null;
+  const getWs = (): WsClient => {
+    if (ws) return ws;
+    ws = createWsClient({
+      url: websocketURL(),
+      lazy: true,
+      // The session cookie travels with the upgrade request (same origin).
+      connectionParams: {},
+      retryAttempts: Infinity,
+      shouldRetry: () => true,
+      retryWait: async (retries) => {
+        const ms = Math.min(1000 * 2 ** retries, 15000);
+        await new Promise((r) => setTimeout(r, ms));
+      },
+      on: {
+        connecting: () => setState('connecting'),
+        connected: () => setState('connected'),
+        closed: () => setState('closed'),
+      },
+    });
+    return ws;
+  };
+
+  const client = new Client({
+    url: '/graphql',
+    preferGetMethod: false,
+    fetchOptions: { credentials: 'same-origin' },
+    exchanges: [
+      mapExchange({
+        onError(error, operation) {
+          if (operation.context.authRedirect === false) return;
+          const unauthenticated = error.graphQLErrors.some(
+            (e) => e.extensions?.code === 'UNAUTHENTICATED',
+          );
+          if (unauthenticated) unauthenticatedHandler();
+        },
+      }),
+      cacheExchange,
+      fetchExchange,
+      subscriptionExchange({
+        forwardSubscription(request) {
+          const input = { ...request, query: request.query ?? '' };
+          return {
+            subscribe(sink) {
+              const unsubscribe = getWs().subscribe(input, sink);
+              return { unsubscribe };
+            },
+          };
+        },
+      }),
+    ],
+  });
+
+  return {
+    client,
+    onConnectionState(listener) {
+      listeners.add(listener);
+      listener(state);
+      return () => listeners.delete(listener);
+    },
+    dispose() {
+      listeners.clear();
+      void ws?.dispose();
+      ws = null;
+    },
+  };
+}
