@@ -123,6 +123,9 @@ func (o *Options) defaults() {
 func NewHandler(svc *service.Service, opts Options) http.Handler {
 	opts.defaults()
 	h := &httpHandler{svc: svc, opts: opts, checkOrigin: wsgorilla.SameOriginOr(opts.TrustedOrigins...)}
+	if u, err := url.Parse(opts.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
+		h.ownOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
+	}
 
 	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts}}
 	srv := handler.New(generated.NewExecutableSchema(cfg))
@@ -178,6 +181,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 
 type httpHandler struct {
 	svc         *service.Service
+	ownOrigin   string // BaseURL's origin
 	opts        Options
 	checkOrigin func(*http.Request) bool
 	gql         *handler.Server
@@ -231,6 +235,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if upgrade {
 		ctx = context.WithValue(ctx, websocketKey{}, true)
+		ctx = context.WithValue(ctx, foreignOriginKey{}, h.foreignOrigin(r))
 	} else {
 		ctx = context.WithValue(ctx, exchangeKey{}, &exchange{w: w, r: r, opts: &h.opts})
 	}
@@ -239,10 +244,11 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authenticate returns the caller of an HTTP request: the API key of an Authorization
 // header, else the session of the cookie, else nobody (nil). A bad key is an error (the
-// caller meant to authenticate); a stale cookie is cleared and the request is anonymous.
+// caller meant to authenticate); a stale session cookie makes the request anonymous (the
+// console sees viewer.user null and signs in again).
 func (h *httpHandler) authenticate(ctx context.Context, r *http.Request) (*service.Actor, error) {
 	if auth := r.Header.Get("Authorization"); auth != "" {
-		a, err := h.authenticateKey(ctx, auth)
+		a, err := h.authenticateKey(ctx, auth, h.foreignOrigin(r))
 		return &a, err
 	}
 	c, err := r.Cookie(SessionCookie)
@@ -259,13 +265,37 @@ func (h *httpHandler) authenticate(ctx context.Context, r *http.Request) (*servi
 	return &a, nil
 }
 
-func (h *httpHandler) authenticateKey(ctx context.Context, authorization string) (service.Actor, error) {
+// authenticateKey verifies the key of an Authorization header. A wrong scheme is an
+// invalid key, as on /api/v1. As there, a browser request from a foreign origin may use
+// the key only when the key lists that origin.
+func (h *httpHandler) authenticateKey(ctx context.Context, authorization, foreignOrigin string) (service.Actor, error) {
 	scheme, secret, ok := strings.Cut(authorization, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
-		return service.Actor{}, &domain.Error{Code: domain.CodeUnauthenticated, Reason: "invalid_authorization",
-			Message: `the Authorization header must be "Bearer <api key>"`}
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		secret = ""
 	}
-	return h.svc.Keys.Authenticate(ctx, strings.TrimSpace(secret))
+	a, err := h.svc.Keys.Authenticate(ctx, strings.TrimSpace(secret))
+	if err != nil {
+		return service.Actor{}, err
+	}
+	if foreignOrigin != "" && !a.AllowsOrigin(foreignOrigin) {
+		return service.Actor{}, &domain.Error{Code: domain.CodeForbidden, Reason: "origin_not_allowed",
+			Message: "this API key may not be used from the origin " + foreignOrigin +
+				"; add the origin to the key's allowed origins in the console"}
+	}
+	return a, nil
+}
+
+// foreignOrigin returns the request's Origin (lower-cased, no trailing slash) when it is
+// present and is neither the request's own host nor BaseURL's origin; else "".
+func (h *httpHandler) foreignOrigin(r *http.Request) string {
+	origin := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(r.Header.Get("Origin")), "/"))
+	if origin == "" || origin == h.ownOrigin {
+		return ""
+	}
+	if u, err := url.Parse(origin); err == nil && strings.EqualFold(u.Host, r.Host) {
+		return ""
+	}
+	return origin
 }
 
 // initWebsocket authenticates a websocket connection from its connection_init payload
@@ -283,7 +313,8 @@ func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload
 		return transport.AppendCloseReason(ctx, "Forbidden"), nil, errors.New(msg)
 	}
 	if auth := p.Authorization(); auth != "" {
-		a, err := h.authenticateKey(ctx, auth)
+		origin, _ := ctx.Value(foreignOriginKey{}).(string)
+		a, err := h.authenticateKey(ctx, auth, origin)
 		if err != nil {
 			return refuse(err)
 		}
@@ -307,7 +338,10 @@ func subscriptionsOnWebsocket(ctx context.Context, next graphql.OperationHandler
 	return next(ctx)
 }
 
-type websocketKey struct{}
+type (
+	websocketKey     struct{}
+	foreignOriginKey struct{} // the upgrade request's foreign origin, for key checks at init
+)
 
 // exchange gives resolvers the HTTP request and response of a POST or GET operation, so
 // signUp, signIn and signOut can set the session cookie. Websocket operations have none.

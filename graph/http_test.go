@@ -62,15 +62,58 @@ func TestCSRFProtection(t *testing.T) {
 	})
 }
 
-func TestTrustedOriginMayPost(t *testing.T) {
-	eachDialect(t, graph.Options{TrustedOrigins: []string{"https://dash.example.com"}}, func(t *testing.T, h *harness) {
+// createKeyForOrigins creates a key with events:read usable from the given origins.
+func (h *harness) createKeyForOrigins(t *testing.T, token string, origins ...string) string {
+	t.Helper()
+	_, r := h.post(t, `mutation($in: CreateApiKeyInput!) { createApiKey(input: $in) { secret } }`,
+		map[string]any{"in": map[string]any{"name": "dashboard", "scopes": []string{"events:read"}, "allowedOrigins": origins}},
+		withSession(token))
+	var data struct {
+		CreateAPIKey struct{ Secret string } `json:"createApiKey"`
+	}
+	r.decode(t, &data)
+	return data.CreateAPIKey.Secret
+}
+
+// A key may be used from a foreign (trusted) origin only when it lists that origin, as on
+// /api/v1.
+func TestKeyAllowedOrigins(t *testing.T) {
+	opts := graph.Options{TrustedOrigins: []string{"https://dash.example.com", "https://other.example.com"}}
+	eachDialect(t, opts, func(t *testing.T, h *harness) {
 		token, _ := h.owner(t)
-		_, secret := h.createKey(t, token, "events:read")
-		resp, r := h.post(t, `{ events { nodes { id } } }`, nil, withKey(secret),
-			withHeader("Origin", "https://dash.example.com"), withHeader("Sec-Fetch-Site", "cross-site"))
-		if resp.StatusCode != http.StatusOK || len(r.Errors) > 0 {
-			t.Fatalf("trusted origin: status %d, %+v", resp.StatusCode, r.Errors)
+		secret := h.createKeyForOrigins(t, token, "https://dash.example.com")
+		const q = `{ events { nodes { id } } }`
+		crossSite := func(origin string) []option {
+			return []option{withKey(secret), withHeader("Origin", origin), withHeader("Sec-Fetch-Site", "cross-site")}
 		}
+
+		resp, r := h.post(t, q, nil, crossSite("https://dash.example.com")...)
+		if resp.StatusCode != http.StatusOK || len(r.Errors) > 0 {
+			t.Fatalf("listed origin: status %d, %+v", resp.StatusCode, r.Errors)
+		}
+		resp, r = h.post(t, q, nil, crossSite("https://other.example.com")...)
+		if resp.StatusCode != http.StatusForbidden || r.code(t) != "FORBIDDEN" || r.Errors[0].Extensions["reason"] != "origin_not_allowed" {
+			t.Fatalf("unlisted origin: status %d, %+v", resp.StatusCode, r.Errors)
+		}
+		// The service's own origin and non-browser callers need no listing.
+		if _, r := h.post(t, q, nil, withKey(secret), withHeader("Origin", h.srv.URL)); len(r.Errors) > 0 {
+			t.Fatalf("own origin: %+v", r.Errors)
+		}
+		if _, r := h.post(t, q, nil, withKey(secret)); len(r.Errors) > 0 {
+			t.Fatalf("no origin: %+v", r.Errors)
+		}
+
+		// The same rule holds for a key sent in connection_init.
+		c, _, err := h.tryDialWS(t, withHeader("Origin", "https://dash.example.com"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.init(t, map[string]any{"authorization": "Bearer " + secret})
+		c, _, err = h.tryDialWS(t, withHeader("Origin", "https://other.example.com"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.initRefused(t, map[string]any{"authorization": "Bearer " + secret})
 	})
 }
 
