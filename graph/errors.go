@@ -115,3 +115,18 @@ func camelCase(s string) string {
 	}
 	return b.String()
 }
+
+// renameParam reports an invalid REST parameter under its GraphQL argument name (the
+// service names list sizes "limit"; GraphQL calls them "first").
+func renameParam(err error, from, to string) error {
+	var de *domain.Error
+	if !errors.As(err, &de) || de.Code != domain.CodeInvalid || de.Param != from {
+		return err
+	}
+	renamed := *de
+	renamed.Param = to
+	if rest, ok := strings.CutPrefix(de.Message, from+" "); ok {
+		renamed.Message = to + " " + rest
+	}
+	return &renamed
+}

@@ -15,7 +15,7 @@ func (r *queryResolver) Events(ctx context.Context, types []string, first *int, 
 	page, err := r.svc.Events.List(ctx, actor(ctx), domain.EventFilter{Types: types},
 		domain.ListParams{Limit: deref(first), After: deref(after)})
 	if err != nil {
-		return nil, err
+		return nil, renameParam(err, "limit", "first")
 	}
 	return &model.EventConnection{Nodes: page.Data, HasMore: page.HasMore, NextCursor: optional(page.NextCursor)}, nil
 }

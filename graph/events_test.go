@@ -218,6 +218,15 @@ func TestEventsQuery(t *testing.T) {
 		}
 		id := data.Events.Nodes[0].ID
 
+		_, r = h.post(t, `{ events(first: 101) { nodes { id } } }`, nil, withSession(token))
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "first" || !strings.HasPrefix(r.Errors[0].Message, "first ") {
+			t.Fatalf("events(first: 101): %+v", r.Errors)
+		}
+		_, r = h.post(t, `{ events(types: ["no.such.type"]) { nodes { id } } }`, nil, withSession(token))
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "types" {
+			t.Fatalf("unknown type: %+v", r.Errors)
+		}
+
 		_, r = h.post(t, `query($id: ID!) { event(id: $id) { id type } }`, map[string]any{"id": id}, withSession(token))
 		var one struct{ Event event }
 		r.decode(t, &one)
