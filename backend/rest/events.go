@@ -1,0 +1,66 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+func (a *api) listEvents(w http.ResponseWriter, r *http.Request) {
+	var (
+		f   domain.EventFilter
+		p   domain.ListParams
+		err error
+	)
+	f.Types = queryList(r, "type")
+	if f.Since, err = queryTime(r, "since"); err != nil {
+		a.error(w, r, err)
+		return
+	}
+	if f.Until, err = queryTime(r, "until"); err != nil {
+		a.error(w, r, err)
+		return
+	}
+	if p.Limit, err = queryLimit(r); err != nil {
+		a.error(w, r, err)
+		return
+	}
+	p.After = r.URL.Query().Get("after")
+	page, err := a.svc.Events.List(r.Context(), actor(r), f, p)
+	if err != nil {
+		a.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, listOf(page))
+}
+
+func (a *api) getEvent(w http.ResponseWriter, r *http.Request) {
+	e, err := a.svc.Events.Get(r.Context(), actor(r), mux.Vars(r)["id"])
+	if err != nil {
+		a.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
+}
+
+// eventType documents one event type with a sample of its data.
+type eventType struct {
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	Sample      any    `json:"sample"`
+}
+
+// listEventTypes needs any valid key: the catalog is the same for everyone.
+func (a *api) listEventTypes(w http.ResponseWriter, r *http.Request) {
+	types := a.svc.Events.Types()
+	out := struct {
+		Object string      `json:"object"`
+		Data   []eventType `json:"data"`
+	}{Object: "list", Data: make([]eventType, len(types))}
+	for i, t := range types {
+		out.Data[i] = eventType{t.Type, t.Description, t.Sample}
+	}
+	writeJSON(w, http.StatusOK, out)
+}

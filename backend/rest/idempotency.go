@@ -1,0 +1,97 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/httpx"
+)
+
+// idempotent implements Idempotency-Key on POST: the first request with a key runs and its
+// response is kept for 24 hours; the same key with the same body replays that response
+// (marked Idempotent-Replayed: true); with a different body it is 409 idempotency_conflict.
+// A server error (5xx) is not kept, so the client can retry with the same key.
+func (a *api) idempotent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("Idempotency-Key")
+		if r.Method != http.MethodPost || key == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var body []byte
+		if r.Body != nil {
+			var err error
+			if body, err = io.ReadAll(r.Body); err != nil {
+				a.error(w, r, decodeError(err))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		ctx, who := r.Context(), actor(r)
+		replay, err := a.svc.Idempotency.Begin(ctx, who, key, r.Method, r.URL.Path, body)
+		if err != nil {
+			a.error(w, r, err)
+			return
+		}
+		if replay != nil {
+			h := w.Header()
+			h.Set("Idempotent-Replayed", "true")
+			h.Set("Content-Type", replay.ContentType)
+			h.Set("Content-Length", strconv.Itoa(len(replay.Body)))
+			w.WriteHeader(replay.StatusCode)
+			_, _ = w.Write(replay.Body)
+			return
+		}
+
+		rec := &recorder{ResponseWriter: w}
+		finished := false
+		defer func() {
+			// Runs even if the handler panics (the claim is released, then the panic goes on
+			// to httpx.Recover) and even if the client went away.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			var err error
+			if finished && rec.status < 500 {
+				err = a.svc.Idempotency.Finish(ctx, who, key, rec.status, rec.Header().Get("Content-Type"), rec.body.Bytes())
+			} else {
+				err = a.svc.Idempotency.Abandon(ctx, who, key)
+			}
+			if err != nil {
+				a.log.Error("idempotency: keep response", "request_id", httpx.RequestIDFrom(ctx), "err", err, "path", r.URL.Path)
+			}
+		}()
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		finished = true
+	})
+}
+
+// recorder passes a response through while keeping a copy of its status and body.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,207 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
+)
+
+// writeJSON encodes v as the response body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"message":"internal error","type":"api_error","param":null,"code":"internal_error","request_id":""}}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// list is the shape of every list response.
+type list[T any] struct {
+	Object     string  `json:"object"`
+	Data       []T     `json:"data"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func listOf[T any](p domain.Page[T]) list[T] {
+	l := list[T]{Object: "list", Data: p.Data, HasMore: p.HasMore}
+	if l.Data == nil {
+		l.Data = []T{}
+	}
+	if p.NextCursor != "" {
+		l.NextCursor = &p.NextCursor
+	}
+	return l
+}
+
+// decode reads a JSON object body into dst strictly: the content type must be JSON, unknown
+// fields are refused (naming the field), and so is anything after the object.
+func decode(r *http.Request, dst any) error {
+	if err := requireJSON(r); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return decodeError(err)
+		}
+		return domain.Invalid("", "the request body must hold one JSON object and nothing after it")
+	}
+	return nil
+}
+
+// decodeOptional is decode for bodies that may be left out: an empty body leaves dst as is.
+func decodeOptional(r *http.Request, dst any) error {
+	if r.ContentLength == 0 && r.Header.Get("Content-Type") == "" {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return decodeError(err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return decode(r, dst)
+}
+
+func requireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		shown := ct
+		if shown == "" {
+			shown = "none"
+		}
+		return &domain.Error{Code: domain.CodeInvalid, Reason: reasonUnsupportedMedia, Param: "Content-Type",
+			Message: fmt.Sprintf("the request body must be JSON with Content-Type: application/json (got %s)", truncate(shown, 100))}
+	}
+	return nil
+}
+
+// decodeError turns a JSON decoding failure into a client error naming the field at fault.
+func decodeError(err error) error {
+	var (
+		tooLarge  *http.MaxBytesError
+		syntax    *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+		domainErr *domain.Error
+	)
+	switch {
+	case errors.As(err, &domainErr):
+		return domainErr
+	case errors.As(err, &tooLarge):
+		return payloadTooLarge(tooLarge.Limit)
+	case errors.As(err, &syntax):
+		return domain.Invalid("", "the request body is not valid JSON (at byte %d)", syntax.Offset)
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return domain.Invalid("", "the request body must be a JSON object")
+		}
+		return domain.Invalid(typeErr.Field, "%s must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+	case errors.Is(err, io.EOF):
+		return domain.Invalid("", "the request body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return domain.Invalid("", "the request body is not valid JSON (it ends too early)")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return domain.Invalid(field, "unknown field %q", field)
+	}
+	return domain.Invalid("", "the request body could not be read as JSON")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	}
+	if strings.HasPrefix(goKind, "int") || strings.HasPrefix(goKind, "uint") || strings.HasPrefix(goKind, "float") {
+		return "a number"
+	}
+	return "of another type"
+}
+
+func payloadTooLarge(limit int64) *domain.Error {
+	return &domain.Error{Code: domain.CodeInvalid, Reason: reasonPayloadTooLarge,
+		Message: fmt.Sprintf("the request body is larger than %d bytes", limit)}
+}
+
+// Query parameters. Parsing a parameter's syntax is decoding; every rule about its value
+// (ranges, known event types, ...) is the service's.
+
+// queryLimit reads ?limit= (absent: 0, which the service takes as its default).
+func queryLimit(r *http.Request) (int, error) {
+	raw := r.URL.Query().Get("limit")
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 {
+		return 0, domain.Invalid("limit", "limit must be an integer between 1 and %d", service.MaxPageLimit)
+	}
+	return n, nil
+}
+
+// queryList reads a parameter given repeatedly and/or comma-separated.
+func queryList(r *http.Request, name string) []string {
+	var out []string
+	for _, v := range r.URL.Query()[name] {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+// queryTime reads an RFC 3339 time parameter (absent: nil).
+func queryTime(r *http.Request, name string) (*time.Time, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return nil, domain.Invalid(name, "%s must be an RFC 3339 time such as 2025-01-31T12:00:00Z", name)
+	}
+	t = t.UTC()
+	return &t, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,22 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// me is the calling key with its workspace ("test connection").
+type me struct {
+	domain.APIKeyObject
+	Workspace domain.WorkspaceObject `json:"workspace"`
+}
+
+func (a *api) getMe(w http.ResponseWriter, r *http.Request) {
+	key, ws, err := a.svc.Keys.Key(r.Context(), actor(r))
+	if err != nil {
+		a.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, me{APIKeyObject: key.Object(a.opts.Clock.Now()), Workspace: ws.Object()})
+}

@@ -1,0 +1,150 @@
+// Package rest serves Switchboard's public REST API under /api/v1: a flat route table
+// (routes.go), one file of handlers per resource, and the middleware every call goes
+// through: CORS, API-key authentication with the origin rule, a per-key rate limit, a body
+// limit and Idempotency-Key. Handlers decode, call one service method and encode; every rule
+// lives in the service. Errors take the OpenAI envelope, mapped from domain errors in one
+// function (errors.go), so OpenAI-compatible clients and SDKs understand them.
+package rest
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
+	"github.com/switchboard-dev/switchboard/backend/service"
+)
+
+// Prefix is where the API lives. The app mounts the handler at Prefix+"/" without stripping.
+const Prefix = "/api/v1"
+
+// Defaults of Options.
+const (
+	DefaultRateLimit    = 20      // requests per second per key
+	DefaultBurst        = 40      // requests a key may make at once
+	DefaultMaxBodyBytes = 1 << 20 // 1 MiB
+)
+
+// Options configure the API; zero values take the defaults.
+type Options struct {
+	// BaseURL is the service's own address (e.g. http://127.0.0.1:8080). Its origin is
+	// always allowed as a browser Origin (the console's "Try it"), and the OpenAPI document
+	// names it as the server.
+	BaseURL string
+	// RateLimit is the sustained number of requests per second each key may make, and Burst
+	// how many it may make at once (the token bucket's size).
+	RateLimit float64
+	Burst     int
+	// MaxBodyBytes bounds request bodies (413 beyond it).
+	MaxBodyBytes int64
+	// Logger receives internal errors (with their request ids); default: the service's.
+	Logger *slog.Logger
+	// Clock drives the rate limiter; default: the service's clock.
+	Clock domain.Clock
+}
+
+func (o *Options) defaults(svc *service.Service) {
+	if o.RateLimit <= 0 {
+		o.RateLimit = DefaultRateLimit
+	}
+	if o.Burst <= 0 {
+		o.Burst = DefaultBurst
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.Logger == nil {
+		o.Logger = svc.Logger()
+	}
+	if o.Clock == nil {
+		o.Clock = svc.Clock()
+	}
+}
+
+// api holds what the handlers and middleware share.
+type api struct {
+	svc        *service.Service
+	opts       Options
+	log        *slog.Logger
+	ownOrigin  string // origin of opts.BaseURL, "" when unset
+	limiter    *limiter
+	router     *mux.Router
+	handler    http.Handler
+	openAPIDoc []byte
+}
+
+// New returns the handler of every /api/v1 route. It expects httpx.RequestID, Recover and
+// AccessLog around it (the app adds them); when no request id is set it adds one itself, so
+// that error bodies always carry one.
+func New(svc *service.Service, opts Options) http.Handler { return newAPI(svc, opts).handler }
+
+func newAPI(svc *service.Service, opts Options) *api {
+	opts.defaults(svc)
+	a := &api{
+		svc:       svc,
+		opts:      opts,
+		log:       opts.Logger,
+		ownOrigin: originOf(opts.BaseURL),
+		limiter:   newLimiter(opts.Clock, opts.RateLimit, opts.Burst),
+	}
+	a.router = a.newRouter()
+	a.openAPIDoc = mustMarshalOpenAPI(openAPI(opts.BaseURL))
+	h := a.cors(a.router)
+	withID := httpx.RequestID(h)
+	a.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpx.RequestIDFrom(r.Context()) == "" {
+			withID.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	return a
+}
+
+// newRouter registers the route table with the middleware each route needs.
+func (a *api) newRouter() *mux.Router {
+	r := mux.NewRouter()
+	for _, rt := range a.routes() {
+		var h http.Handler = rt.handler
+		if !rt.public {
+			h = a.authenticate(a.rateLimit(a.limitBody(a.idempotent(h))))
+		}
+		r.Handle(rt.path, h).Methods(rt.method).Name(rt.operationID)
+	}
+	r.NotFoundHandler = http.HandlerFunc(a.notFound)
+	r.MethodNotAllowedHandler = http.HandlerFunc(a.methodNotAllowed)
+	return r
+}
+
+func (a *api) notFound(w http.ResponseWriter, r *http.Request) {
+	a.error(w, r, &domain.Error{Code: domain.CodeNotFound, Reason: "route_not_found",
+		Message: "no route " + r.Method + " " + r.URL.Path + "; GET " + Prefix + "/openapi.json lists every route"})
+}
+
+func (a *api) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		var match mux.RouteMatch
+		if a.router.Match(probe, &match) && match.MatchErr == nil {
+			allowed = append(allowed, m)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	a.error(w, r, &domain.Error{Code: domain.CodeInvalid, Reason: "method_not_allowed",
+		Message: r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + strings.Join(allowed, ", ")})
+}
+
+// originOf returns the lower-case scheme://host[:port] of a URL, or "" if it has none.
+func originOf(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
