@@ -62,3 +62,7 @@ func (f EventFilter) Matches(e Event) bool {
 	}
 	return true
 }
+
+// EventWebhookTest is the synthetic event POST /webhooks/{id}/test sends by default. Test
+// events go only to the endpoint under test and are not written to the event log.
+const EventWebhookTest = "webhook.test"

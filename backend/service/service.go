@@ -32,6 +32,9 @@ type Config struct {
 	// SignInWindow before further attempts are refused.
 	SignInLimit  int
 	SignInWindow time.Duration
+	// SecretsKey encrypts stored webhook signing secrets (AES-256-GCM under a key derived
+	// from it); empty stores them as is. Any high-entropy string works; keep it stable.
+	SecretsKey []byte
 }
 
 func (c *Config) defaults() {
@@ -69,12 +72,13 @@ func (c *Config) defaults() {
 
 // Service is the one service layer shared by every transport.
 type Service struct {
-	Users      *Users
-	Workspaces *Workspaces
-	Keys       *Keys
-	Models     *Models
-	Events     *Events
+	Users       *Users
+	Workspaces  *Workspaces
+	Keys        *Keys
+	Models      *Models
+	Events      *Events
 	Idempotency *Idempotency
+	Webhooks    *Webhooks
 
 	cfg   Config
 	store *store.Store
@@ -109,6 +113,7 @@ func New(st *store.Store, cfg Config) *Service {
 	s.Models = &Models{s: s, catalog: cfg.Models}
 	s.Events = &Events{s: s}
 	s.Idempotency = &Idempotency{s: s}
+	s.Webhooks = newWebhooks(s)
 	st.OnNotify(s.handleNotify)
 	return s
 }

@@ -1,0 +1,627 @@
+package service
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
+)
+
+// Webhooks manages webhook endpoints and their deliveries. Delivery itself (signing,
+// sending, retrying) is the webhook package's Dispatcher, which enqueues deliveries in the
+// transaction of every event and sets this service's target policy and wake-up hook.
+type Webhooks struct {
+	s   *Service
+	box secretBox
+
+	mu        sync.RWMutex
+	policy    *ssrf.Policy
+	onEnqueue func()
+}
+
+// Input limits for webhook endpoints.
+const (
+	MaxWebhookURLLength         = 2048
+	MaxWebhookDescriptionLength = 500
+	MaxWebhookEventTypes        = 100
+	webhookSecretPrefix         = "whsec_"
+	webhookSecretBytes          = 32
+)
+
+func newWebhooks(s *Service) *Webhooks {
+	return &Webhooks{s: s, box: newSecretBox(s.cfg.SecretsKey), policy: ssrf.MustPolicy()}
+}
+
+// SetTargetPolicy sets the SSRF policy (the operator's allow-list) that registration checks
+// use. The Dispatcher sets it from its configuration; the default allows no exceptions.
+func (w *Webhooks) SetTargetPolicy(p *ssrf.Policy) {
+	w.mu.Lock()
+	w.policy = p
+	w.mu.Unlock()
+}
+
+// OnEnqueue sets a function called after a test or retry has been queued (the Dispatcher's
+// wake-up), so it is attempted at once rather than at the next poll.
+func (w *Webhooks) OnEnqueue(fn func()) {
+	w.mu.Lock()
+	w.onEnqueue = fn
+	w.mu.Unlock()
+}
+
+func (w *Webhooks) wake() {
+	w.mu.RLock()
+	fn := w.onEnqueue
+	w.mu.RUnlock()
+	if fn != nil {
+		fn()
+	}
+}
+
+// CreateWebhookInput is a new endpoint. Enabled defaults to true.
+type CreateWebhookInput struct {
+	URL         string
+	Description string
+	EventTypes  []string
+	InstanceID  *string
+	Enabled     *bool
+}
+
+// UpdateWebhookInput changes the fields that are set. An empty InstanceID removes the
+// instance filter. Enabling a disabled endpoint clears its disabled reason.
+type UpdateWebhookInput struct {
+	URL, Description *string
+	EventTypes       *[]string
+	InstanceID       *string
+	Enabled          *bool
+}
+
+// Create registers an endpoint and returns it with its signing secret (whsec_...), which is
+// shown this once (it can be rotated, never read back).
+func (w *Webhooks) Create(ctx context.Context, a Actor, in CreateWebhookInput) (domain.Webhook, string, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
+	if err != nil {
+		return domain.Webhook{}, "", err
+	}
+	now := w.s.cfg.Clock.Now()
+	hook := domain.Webhook{ID: domain.NewID(domain.PrefixWebhook), WorkspaceID: wsID, Enabled: true, CreatedAt: now, UpdatedAt: now}
+	if hook.URL, err = w.validateURL(in.URL); err != nil {
+		return domain.Webhook{}, "", err
+	}
+	if hook.Description, err = validateDescription(in.Description); err != nil {
+		return domain.Webhook{}, "", err
+	}
+	if hook.EventTypes, err = validateWebhookEventTypes(in.EventTypes); err != nil {
+		return domain.Webhook{}, "", err
+	}
+	if hook.InstanceID, err = validateInstanceFilter(in.InstanceID); err != nil {
+		return domain.Webhook{}, "", err
+	}
+	if in.Enabled != nil && !*in.Enabled {
+		hook.Enabled, hook.DisabledReason = false, disabledManually
+	}
+	secret := newWebhookSecret()
+	stored, err := w.box.seal(secret)
+	if err != nil {
+		return domain.Webhook{}, "", domain.Internal(err)
+	}
+	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := tx.CreateWebhook(ctx, hook, stored); err != nil {
+			return err
+		}
+		_, err := w.s.record(ctx, tx, wsID, domain.EventWebhookCreated, nil, hook.Object())
+		return err
+	})
+	if err != nil {
+		return domain.Webhook{}, "", err
+	}
+	return hook, secret, nil
+}
+
+// disabledManually is the reason shown for an endpoint disabled through the API.
+const disabledManually = "Disabled manually."
+
+// List returns the workspace's endpoints, newest first.
+func (w *Webhooks) List(ctx context.Context, a Actor, p domain.ListParams) (domain.Page[domain.Webhook], error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksRead)
+	if err != nil {
+		return domain.Page[domain.Webhook]{}, err
+	}
+	limit, err := pageLimit(p)
+	if err != nil {
+		return domain.Page[domain.Webhook]{}, err
+	}
+	if p.After != "" && !domain.HasPrefix(p.After, domain.PrefixWebhook) {
+		return domain.Page[domain.Webhook]{}, domain.Invalid("after", "after must be a cursor from a previous page")
+	}
+	rows, err := w.s.store.Webhooks(ctx, wsID, p.After, limit)
+	if err != nil {
+		return domain.Page[domain.Webhook]{}, err
+	}
+	return pageOf(rows, limit, func(h domain.Webhook) string { return h.ID }), nil
+}
+
+// Get returns one endpoint of the workspace.
+func (w *Webhooks) Get(ctx context.Context, a Actor, id string) (domain.Webhook, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksRead)
+	if err != nil {
+		return domain.Webhook{}, err
+	}
+	return w.s.store.Webhook(ctx, wsID, id)
+}
+
+// Update changes an endpoint. Disabling it fails its pending deliveries (they can be
+// retried after enabling it again).
+func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebhookInput) (domain.Webhook, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
+	if err != nil {
+		return domain.Webhook{}, err
+	}
+	var next domain.Webhook
+	if in.URL != nil {
+		if next.URL, err = w.validateURL(*in.URL); err != nil {
+			return domain.Webhook{}, err
+		}
+	}
+	if in.Description != nil {
+		if next.Description, err = validateDescription(*in.Description); err != nil {
+			return domain.Webhook{}, err
+		}
+	}
+	if in.EventTypes != nil {
+		if next.EventTypes, err = validateWebhookEventTypes(*in.EventTypes); err != nil {
+			return domain.Webhook{}, err
+		}
+	}
+	if in.InstanceID != nil && *in.InstanceID != "" {
+		if next.InstanceID, err = validateInstanceFilter(in.InstanceID); err != nil {
+			return domain.Webhook{}, err
+		}
+	}
+	now := w.s.cfg.Clock.Now()
+	var hook domain.Webhook
+	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		if hook, err = tx.Webhook(ctx, wsID, id); err != nil {
+			return err
+		}
+		if in.URL != nil {
+			hook.URL = next.URL
+		}
+		if in.Description != nil {
+			hook.Description = next.Description
+		}
+		if in.EventTypes != nil {
+			hook.EventTypes = next.EventTypes
+		}
+		if in.InstanceID != nil {
+			hook.InstanceID = next.InstanceID
+		}
+		disabling := false
+		if in.Enabled != nil && *in.Enabled != hook.Enabled {
+			hook.Enabled = *in.Enabled
+			if hook.Enabled {
+				hook.DisabledReason, hook.FailingSince = "", nil
+			} else {
+				hook.DisabledReason, disabling = disabledManually, true
+			}
+		}
+		hook.UpdatedAt = now
+		if err := tx.UpdateWebhook(ctx, hook); err != nil {
+			return err
+		}
+		if disabling {
+			if err := tx.FailPendingDeliveries(ctx, hook.ID, now); err != nil {
+				return err
+			}
+		}
+		_, err := w.s.record(ctx, tx, wsID, domain.EventWebhookUpdated, nil, hook.Object())
+		return err
+	})
+	if err != nil {
+		return domain.Webhook{}, err
+	}
+	return hook, nil
+}
+
+// Delete removes an endpoint and its delivery log. Pending deliveries are not sent.
+func (w *Webhooks) Delete(ctx context.Context, a Actor, id string) error {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
+	if err != nil {
+		return err
+	}
+	now := w.s.cfg.Clock.Now()
+	return w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		hook, err := tx.Webhook(ctx, wsID, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteWebhook(ctx, wsID, id); err != nil {
+			return err
+		}
+		hook.UpdatedAt = now
+		_, err = w.s.record(ctx, tx, wsID, domain.EventWebhookDeleted, nil, hook.Object())
+		return err
+	})
+}
+
+// RotateSecret gives the endpoint a new signing secret, returned this once. For
+// WebhookSecretOverlap (24 h, until the returned time) the previous secret signs every
+// delivery too, so receivers can switch without losing a message.
+func (w *Webhooks) RotateSecret(ctx context.Context, a Actor, id string) (domain.Webhook, string, time.Time, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
+	if err != nil {
+		return domain.Webhook{}, "", time.Time{}, err
+	}
+	now := w.s.cfg.Clock.Now()
+	until := now.Add(domain.WebhookSecretOverlap)
+	secret := newWebhookSecret()
+	stored, err := w.box.seal(secret)
+	if err != nil {
+		return domain.Webhook{}, "", time.Time{}, domain.Internal(err)
+	}
+	var hook domain.Webhook
+	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		if hook, err = tx.Webhook(ctx, wsID, id); err != nil {
+			return err
+		}
+		if err := tx.RotateWebhookSecret(ctx, wsID, id, stored, until, now); err != nil {
+			return err
+		}
+		hook.UpdatedAt = now
+		_, err := w.s.record(ctx, tx, wsID, domain.EventWebhookRotated, nil, hook.Object())
+		return err
+	})
+	if err != nil {
+		return domain.Webhook{}, "", time.Time{}, err
+	}
+	return hook, secret, until, nil
+}
+
+// Deliveries lists an endpoint's deliveries, newest first, each with its attempts.
+func (w *Webhooks) Deliveries(ctx context.Context, a Actor, webhookID string, p domain.ListParams) (domain.Page[domain.Delivery], error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksRead)
+	if err != nil {
+		return domain.Page[domain.Delivery]{}, err
+	}
+	limit, err := pageLimit(p)
+	if err != nil {
+		return domain.Page[domain.Delivery]{}, err
+	}
+	if p.After != "" && !domain.HasPrefix(p.After, domain.PrefixDelivery) {
+		return domain.Page[domain.Delivery]{}, domain.Invalid("after", "after must be a cursor from a previous page")
+	}
+	if _, err := w.s.store.Webhook(ctx, wsID, webhookID); err != nil {
+		return domain.Page[domain.Delivery]{}, err
+	}
+	rows, err := w.s.store.Deliveries(ctx, wsID, webhookID, p.After, limit)
+	if err != nil {
+		return domain.Page[domain.Delivery]{}, err
+	}
+	return pageOf(rows, limit, func(d domain.Delivery) string { return d.ID }), nil
+}
+
+// Delivery returns one delivery of an endpoint.
+func (w *Webhooks) Delivery(ctx context.Context, a Actor, webhookID, deliveryID string) (domain.Delivery, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksRead)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	return w.s.store.Delivery(ctx, wsID, webhookID, deliveryID)
+}
+
+var errWebhookDisabled = &domain.Error{Code: domain.CodeConflict, Reason: "webhook_disabled",
+	Message: "the webhook endpoint is disabled; enable it first"}
+
+// Retry queues a delivery for one more attempt now. A failed or succeeded delivery gets one
+// attempt; a pending one keeps its remaining retries and is just brought forward.
+func (w *Webhooks) Retry(ctx context.Context, a Actor, webhookID, deliveryID string) (domain.Delivery, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	now := w.s.cfg.Clock.Now()
+	var d domain.Delivery
+	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		hook, err := tx.Webhook(ctx, wsID, webhookID)
+		if err != nil {
+			return err
+		}
+		if !hook.Enabled {
+			return errWebhookDisabled
+		}
+		if _, err := tx.Delivery(ctx, wsID, webhookID, deliveryID); err != nil {
+			return err
+		}
+		if err := tx.RequeueDelivery(ctx, deliveryID, now); err != nil {
+			return err
+		}
+		d, err = tx.Delivery(ctx, wsID, webhookID, deliveryID)
+		return err
+	})
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	w.wake()
+	return d, nil
+}
+
+// Test sends a synthetic event of eventType (default webhook.test) to this endpoint only,
+// whatever it subscribes to. Its data is the type's sample (for webhook.test, the endpoint
+// itself). Test events are not written to the event log, so nothing else sees them.
+func (w *Webhooks) Test(ctx context.Context, a Actor, webhookID, eventType string) (domain.Delivery, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	if eventType == "" {
+		eventType = domain.EventWebhookTest
+	}
+	now := w.s.cfg.Clock.Now()
+	var sample func(time.Time) any
+	for _, t := range eventTypeCatalog {
+		if t.typ == eventType {
+			sample = t.sample
+		}
+	}
+	if sample == nil {
+		return domain.Delivery{}, domain.Invalid("event_type", "unknown event type %q; GET /api/v1/event-types lists them", truncate(eventType, 64))
+	}
+	hook, err := w.s.store.Webhook(ctx, wsID, webhookID)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	if !hook.Enabled {
+		return domain.Delivery{}, errWebhookDisabled
+	}
+	var data any = hook.Object()
+	if eventType != domain.EventWebhookTest {
+		data = sample(now)
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return domain.Delivery{}, domain.Internal(err)
+	}
+	e := domain.Event{ID: domain.NewID(domain.PrefixEvent), Type: eventType, Timestamp: now, WorkspaceID: wsID, Data: raw}
+	body, err := e.MarshalJSON()
+	if err != nil {
+		return domain.Delivery{}, domain.Internal(err)
+	}
+	if err := CheckEventSize(len(body)); err != nil {
+		return domain.Delivery{}, err
+	}
+	payload := string(body)
+	nd := store.NewDelivery{ID: domain.NewID(domain.PrefixDelivery), WebhookID: hook.ID, WorkspaceID: wsID,
+		EventID: e.ID, EventType: e.Type, Payload: &payload, MaxAttempts: len(domain.WebhookRetrySchedule),
+		DueAt: now, CreatedAt: now}
+	if err := w.s.store.InsertDeliveries(ctx, []store.NewDelivery{nd}); err != nil {
+		return domain.Delivery{}, err
+	}
+	w.wake()
+	due := now
+	return domain.Delivery{ID: nd.ID, WebhookID: hook.ID, WorkspaceID: wsID, EventID: e.ID, EventType: e.Type,
+		Status: domain.DeliveryPending, Attempts: []domain.DeliveryAttempt{}, NextAttemptAt: &due, CreatedAt: now}, nil
+}
+
+// CheckEventSize refuses an event envelope larger than webhooks carry (256 KB).
+func CheckEventSize(n int) error {
+	if n > domain.MaxEventPayload {
+		return &domain.Error{Code: domain.CodeInvalid, Reason: "payload_too_large",
+			Message: "the event would be " + byteSize(n) + "; webhook payloads are limited to 256 KB"}
+	}
+	return nil
+}
+
+func byteSize(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1024) }
+
+// SigningSecrets returns the secrets that sign a delivery to the endpoint at time now: the
+// current one, and the previous one during the overlap after a rotation. It is for the
+// delivery engine; secrets never reach a transport.
+func (w *Webhooks) SigningSecrets(stored domain.WebhookSecrets, now time.Time) ([]string, error) {
+	cur, err := w.box.open(stored.Current)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{cur}
+	if stored.Previous != "" && stored.PreviousExpiresAt != nil && now.Before(*stored.PreviousExpiresAt) {
+		prev, err := w.box.open(stored.Previous)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, prev)
+	}
+	return out, nil
+}
+
+func (w *Webhooks) validateURL(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return "", domain.Invalid("url", "url is required")
+	}
+	if len(s) > MaxWebhookURLLength {
+		return "", domain.Invalid("url", "url must be at most %d characters", MaxWebhookURLLength)
+	}
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Hostname() == "" {
+		return "", domain.Invalid("url", "url must be an absolute http or https URL")
+	}
+	if u.User != nil {
+		return "", domain.Invalid("url", "url must not contain a user name or password")
+	}
+	if u.Fragment != "" {
+		return "", domain.Invalid("url", "url must not contain a fragment (#...)")
+	}
+	w.mu.RLock()
+	policy := w.policy
+	w.mu.RUnlock()
+	if err := policy.CheckURL(u); err != nil {
+		return "", domain.Invalid("url", "url targets a non-public address (%s); webhooks are sent only to public addresses unless the operator allow-lists the host", reasonOf(err))
+	}
+	return s, nil
+}
+
+func reasonOf(err error) string {
+	var b *ssrf.BlockedError
+	if errors.As(err, &b) {
+		return b.Why
+	}
+	return "not allowed"
+}
+
+func validateDescription(raw string) (string, error) {
+	d := strings.TrimSpace(raw)
+	if !utf8.ValidString(d) {
+		return "", domain.Invalid("description", "description must be valid UTF-8")
+	}
+	if utf8.RuneCountInString(d) > MaxWebhookDescriptionLength {
+		return "", domain.Invalid("description", "description must be at most %d characters", MaxWebhookDescriptionLength)
+	}
+	return d, nil
+}
+
+func validateWebhookEventTypes(types []string) ([]string, error) {
+	if len(types) == 0 {
+		return nil, domain.Invalid("event_types", `choose at least one event type, or "*" for all`)
+	}
+	if len(types) > MaxWebhookEventTypes {
+		return nil, domain.Invalid("event_types", "at most %d event types", MaxWebhookEventTypes)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, raw := range types {
+		t := strings.TrimSpace(raw)
+		if t != "*" && !knownEventType(t) {
+			return nil, domain.Invalid("event_types", "unknown event type %q; GET /api/v1/event-types lists them", truncate(raw, 64))
+		}
+		if t == domain.EventWebhookTest {
+			return nil, domain.Invalid("event_types", "%s is only sent by POST /webhooks/{id}/test; it needs no subscription", t)
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if seen["*"] {
+		return []string{"*"}, nil
+	}
+	return out, nil
+}
+
+func validateInstanceFilter(id *string) (*string, error) {
+	if id == nil || *id == "" {
+		return nil, nil
+	}
+	v := strings.TrimSpace(*id)
+	if !domain.HasPrefix(v, domain.PrefixInstance) {
+		return nil, domain.Invalid("instance_id", "instance_id must be an instance id (inst_...)")
+	}
+	return &v, nil
+}
+
+// newWebhookSecret returns whsec_ + base64 of 32 random bytes (Standard Webhooks format).
+func newWebhookSecret() string {
+	b := make([]byte, webhookSecretBytes)
+	_, _ = rand.Read(b)
+	return webhookSecretPrefix + base64.StdEncoding.EncodeToString(b)
+}
+
+// secretBox encrypts signing secrets at rest with AES-256-GCM under a key derived from the
+// operator's SecretsKey. Without a key, secrets are stored as is. Values written with a key
+// start with "enc:v1:", so a key can be introduced later (older rows stay readable).
+type secretBox struct{ aead cipher.AEAD }
+
+const sealedPrefix = "enc:v1:"
+
+var errNoSecretsKey = errors.New("webhook secret is encrypted but no secrets key is configured")
+
+func newSecretBox(key []byte) secretBox {
+	if len(key) == 0 {
+		return secretBox{}
+	}
+	sum := sha256.Sum256(append([]byte("switchboard secrets v1\x00"), key...))
+	block, err := aes.NewCipher(sum[:])
+	if err != nil {
+		panic(err) // 32-byte key: cannot fail
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return secretBox{aead}
+}
+
+func (b secretBox) seal(secret string) (string, error) {
+	if b.aead == nil {
+		return secret, nil
+	}
+	nonce := make([]byte, b.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return sealedPrefix + base64.RawStdEncoding.EncodeToString(b.aead.Seal(nonce, nonce, []byte(secret), nil)), nil
+}
+
+func (b secretBox) open(stored string) (string, error) {
+	if !strings.HasPrefix(stored, sealedPrefix) {
+		return stored, nil
+	}
+	if b.aead == nil {
+		return "", errNoSecretsKey
+	}
+	raw, err := base64.RawStdEncoding.DecodeString(strings.TrimPrefix(stored, sealedPrefix))
+	if err != nil || len(raw) < b.aead.NonceSize() {
+		return "", errors.New("webhook secret: corrupt stored value")
+	}
+	n := b.aead.NonceSize()
+	plain, err := b.aead.Open(nil, raw[:n], raw[n:], nil)
+	if err != nil {
+		return "", errors.New("webhook secret: cannot decrypt (wrong secrets key?)")
+	}
+	return string(plain), nil
+}
+
+func init() {
+	sampleHook := func(now time.Time, enabled bool, reason string) domain.Webhook {
+		inst := "inst_01jc0000000000000000000000"
+		return domain.Webhook{ID: "wh_01jc0000000000000000000000", WorkspaceID: "ws_01jc0000000000000000000000",
+			URL: "https://example.com/webhooks/switchboard", Description: "Order system",
+			EventTypes: []string{"message.received", "link.clicked"}, InstanceID: &inst, Enabled: enabled,
+			DisabledReason: reason, CreatedAt: now, UpdatedAt: now}
+	}
+	RegisterEventType(domain.EventWebhookCreated, "A webhook endpoint was created.", func(now time.Time) any {
+		return sampleHook(now, true, "").Object()
+	})
+	RegisterEventType(domain.EventWebhookUpdated, "A webhook endpoint was changed (including enabled or disabled by a user).", func(now time.Time) any {
+		return sampleHook(now, true, "").Object()
+	})
+	RegisterEventType(domain.EventWebhookDeleted, "A webhook endpoint was deleted.", func(now time.Time) any {
+		return sampleHook(now, true, "").Object()
+	})
+	RegisterEventType(domain.EventWebhookRotated, "A webhook endpoint's signing secret was rotated; the previous secret signs too for 24 hours.", func(now time.Time) any {
+		return sampleHook(now, true, "").Object()
+	})
+	RegisterEventType(domain.EventWebhookDisabled, "A webhook endpoint was disabled automatically: it answered 410 Gone, or failed for 5 days without a success.", func(now time.Time) any {
+		return sampleHook(now, false, DisabledGone).Object()
+	})
+	RegisterEventType(domain.EventWebhookTest, "A test event, sent only to the endpoint being tested (POST /webhooks/{id}/test); its data is the endpoint.", func(now time.Time) any {
+		return sampleHook(now, true, "").Object()
+	})
+}
+
+// Reasons for disabling an endpoint automatically.
+const (
+	DisabledGone    = "The endpoint answered 410 Gone."
+	DisabledFailing = "The endpoint failed for 5 days without a successful delivery."
+)

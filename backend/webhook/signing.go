@@ -1,0 +1,48 @@
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Standard Webhooks headers (https://www.standardwebhooks.com).
+const (
+	HeaderID        = "webhook-id"
+	HeaderTimestamp = "webhook-timestamp"
+	HeaderSignature = "webhook-signature"
+)
+
+const secretPrefix = "whsec_"
+
+// Sign returns the webhook-signature header value for a message: one "v1,<base64 HMAC-SHA256
+// of id.timestamp.body>" per secret, space-separated (during the overlap after a rotation
+// there are two, and receivers accept either). Secrets are "whsec_" + base64 of the key.
+func Sign(secrets []string, msgID string, ts time.Time, body []byte) (string, error) {
+	if len(secrets) == 0 {
+		return "", errors.New("webhook: no signing secret")
+	}
+	sigs := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, secretPrefix))
+		if err != nil {
+			return "", errors.New("webhook: malformed signing secret")
+		}
+		sigs = append(sigs, "v1,"+signature(key, msgID, ts, body))
+	}
+	return strings.Join(sigs, " "), nil
+}
+
+func signature(key []byte, msgID string, ts time.Time, body []byte) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(msgID))
+	mac.Write([]byte{'.'})
+	mac.Write([]byte(strconv.FormatInt(ts.Unix(), 10)))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
