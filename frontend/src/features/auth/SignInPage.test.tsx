@@ -1,0 +1,71 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { mockClient } from '../../test/mockClient';
+import { renderWithClient } from '../../test/render';
+import { SignInPage } from './SignInPage';
+import { SignUpPage } from './SignUpPage';
+
+describe('SignInPage', () => {
+  it('shows one generic inline error for bad credentials and stays on the page', async () => {
+    const user = userEvent.setup();
+    const signIn = vi.fn(() => ({ errors: [{ message: 'invalid email or password', extensions: { code: 'UNAUTHENTICATED' } }] }));
+    const { client } = mockClient({ SignIn: signIn });
+    const { reset } = renderWithClient(<SignInPage />, { client, route: '/sign-in', path: '/sign-in', session: null });
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(screen.getByText('Enter your email address.')).toBeInTheDocument();
+    expect(signIn).not.toHaveBeenCalled();
+
+    await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+    await user.type(screen.getByLabelText('Password'), 'wrong password');
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('That email and password do not match an account.');
+    expect(reset).not.toHaveBeenCalled();
+    // The sign-in mutation opts out of the global "session expired" redirect.
+    expect((signIn.mock.calls[0] as unknown as [unknown, { context: { authRedirect: boolean } }])[1].context.authRedirect).toBe(false);
+  });
+
+  it('goes back to the page it came from after signing in', async () => {
+    const user = userEvent.setup();
+    const { client } = mockClient({ SignIn: () => ({ data: { signIn: { user: { id: 'usr_1', email: 'a@b.c', name: 'A' } } } }) });
+    const { reset } = renderWithClient(<SignInPage />, {
+      client,
+      route: '/sign-in?next=%2Fuser%2Fapi%2Fkeys',
+      path: '/sign-in',
+      session: null,
+    });
+    expect(screen.queryByText(/session has ended/)).not.toBeInTheDocument();
+    await user.type(screen.getByLabelText('Email'), 'a@b.c');
+    await user.type(screen.getByLabelText('Password'), 'correct horse');
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    await waitFor(() => expect(reset).toHaveBeenCalled());
+    expect(await screen.findByTestId('elsewhere')).toBeInTheDocument();
+  });
+
+  it('explains an expired session', () => {
+    const { client } = mockClient({});
+    renderWithClient(<SignInPage />, { client, route: '/sign-in?reason=expired', path: '/sign-in', session: null });
+    expect(screen.getByText(/session has ended/)).toBeInTheDocument();
+  });
+});
+
+describe('SignUpPage', () => {
+  it('validates inline and maps server field errors', async () => {
+    const user = userEvent.setup();
+    const { client } = mockClient({
+      SignUp: () => ({ errors: [{ message: 'email already registered', extensions: { code: 'CONFLICT' } }] }),
+    });
+    renderWithClient(<SignUpPage />, { client, route: '/sign-up', path: '/sign-up', session: null });
+    await user.click(screen.getByRole('button', { name: 'Create account' }));
+    expect(screen.getByText('Enter your name.')).toBeInTheDocument();
+    expect(screen.getByText('Enter a valid email address.')).toBeInTheDocument();
+    expect(screen.getByText('Use at least 8 characters.')).toBeInTheDocument();
+
+    await user.type(screen.getByLabelText('Name'), 'Ada');
+    await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+    await user.type(screen.getByLabelText('Password'), 'long enough password');
+    await user.click(screen.getByRole('button', { name: 'Create account' }));
+    expect(await screen.findByText(/already exists/)).toBeInTheDocument();
+    expect(screen.getByLabelText('Email')).toHaveAttribute('aria-invalid', 'true');
+  });
+});

@@ -1,0 +1,70 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { makeSubject } from 'wonka';
+import { mockClient, type MockResponse } from '../../test/mockClient';
+import { renderWithClient } from '../../test/render';
+import { EventsPage } from './EventsPage';
+
+function event(id: string, type: string, ts: string) {
+  return { __typename: 'Event', id, type, timestamp: ts, workspaceId: 'ws_1', data: { id } };
+}
+
+describe('EventsPage', () => {
+  it('shows recent events, then live ones newest first; pause holds them back; filter resubscribes', async () => {
+    const user = userEvent.setup();
+    const live = makeSubject<MockResponse>();
+    const subscriptions: Record<string, unknown>[] = [];
+    const recent: Record<string, unknown>[] = [];
+    const { client } = mockClient({
+      EventTypes: () => ({
+        data: {
+          eventTypes: [
+            { type: 'api_key.created', description: 'A key was created', sample: {} },
+            { type: 'api_key.revoked', description: 'A key was revoked', sample: {} },
+          ],
+        },
+      }),
+      RecentEvents: (vars) => {
+        recent.push(vars);
+        return { data: { events: { nodes: [event('evt_1', 'workspace.created', '2025-01-01T00:00:00.000Z')], hasMore: false, nextCursor: null } } };
+      },
+      LiveEvents: (vars) => {
+        subscriptions.push(vars);
+        return live.source;
+      },
+    });
+    renderWithClient(<EventsPage />, { client });
+    const list = await screen.findByRole('list', { name: /events, newest first/i });
+    expect(within(list).getByText('workspace.created')).toBeInTheDocument();
+    await waitFor(() => expect(subscriptions).toHaveLength(1));
+    // Resumes after the newest event loaded, so nothing is missed in between.
+    expect(subscriptions[0]).toMatchObject({ after: 'evt_1', types: null });
+
+    act(() => live.next({ data: { events: event('evt_2', 'api_key.created', '2025-01-01T00:00:01.000Z') } }));
+    const items = await within(list).findAllByRole('listitem');
+    expect(items[0]).toHaveTextContent('api_key.created');
+    expect(screen.getByText('Live')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Pause' }));
+    act(() => live.next({ data: { events: event('evt_3', 'api_key.revoked', '2025-01-01T00:00:02.000Z') } }));
+    expect(within(list).queryByText('api_key.revoked')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Resume (1 new)' }));
+    expect(within(list).getAllByRole('listitem')[0]).toHaveTextContent('api_key.revoked');
+
+    await user.click(screen.getByRole('button', { name: 'api_key.created' }));
+    await waitFor(() => expect(subscriptions).toHaveLength(2));
+    expect(recent.at(-1)).toMatchObject({ types: ['api_key.created'] });
+    expect(subscriptions[1]).toMatchObject({ types: ['api_key.created'] });
+  });
+
+  it('shows an empty state while waiting for the first event', async () => {
+    const { client } = mockClient({
+      EventTypes: () => ({ data: { eventTypes: [] } }),
+      RecentEvents: () => ({ data: { events: { nodes: [], hasMore: false, nextCursor: null } } }),
+      LiveEvents: () => makeSubject<MockResponse>().source,
+    });
+    renderWithClient(<EventsPage />, { client });
+    expect(await screen.findByText('Waiting for events')).toBeInTheDocument();
+  });
+});
