@@ -1,0 +1,115 @@
+// Test harness for the console's end-to-end suite: starts the real switchboard binary on a
+// free loopback port with a fresh SQLite file, drives Debian's Chromium through playwright-core,
+// collects browser console errors, runs axe-core, and saves screenshots.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const frontendDir = resolve(here, '..');
+export const screenshotDir = join(frontendDir, 'screenshots');
+
+export function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts `switchboard serve` and waits until /readyz answers 200. */
+export async function startServer() {
+  const bin = resolve(frontendDir, process.env.SWITCHBOARD_BIN ?? '../bin/switchboard');
+  if (!existsSync(bin)) throw new Error(`switchboard binary not found at ${bin}; run make build (or set SWITCHBOARD_BIN)`);
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
+  const db = join(dir, 'e2e.db');
+  const base = `http://127.0.0.1:${port}`;
+  const logPath = join(dir, 'server.log');
+  const log = openSync(logPath, 'a');
+  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database-url', `sqlite://${db}`, '--base-url', base], {
+    stdio: ['ignore', log, log],
+    env: { ...process.env },
+  });
+  let exited = null;
+  child.on('exit', (code, signal) => (exited = { code, signal }));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited) throw new Error(`switchboard exited early (${JSON.stringify(exited)}):\n${readFileSync(logPath, 'utf8').slice(-4000)}`);
+    try {
+      const res = await fetch(`${base}/readyz`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`switchboard not ready after 30s:\n${readFileSync(logPath, 'utf8').slice(-4000)}`);
+    await sleep(100);
+  }
+  return {
+    base,
+    logPath,
+    log: () => readFileSync(logPath, 'utf8'),
+    async stop() {
+      if (!exited) {
+        child.kill('SIGTERM');
+        for (let i = 0; i < 50 && !exited; i++) await sleep(100);
+        if (!exited) child.kill('SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** Records console errors and uncaught exceptions of every page in a context. */
+export function watchConsole(context) {
+  const errors = [];
+  const attach = (page) => {
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(`${page.url()}: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => errors.push(`${page.url()}: uncaught ${err.message}`));
+  };
+  context.pages().forEach(attach);
+  context.on('page', attach);
+  return errors;
+}
+
+/** Runs axe-core on the page; returns serious and critical violations. */
+export async function seriousViolations(page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(screenshotDir, { recursive: true });
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: false });
+}
+
+/** Waits until nothing on the page says it is loading. */
+export async function settled(page) {
+  await page.waitForFunction(
+    () => !Array.from(document.querySelectorAll('[role="status"]')).some((el) => /loading|opening/i.test(el.textContent ?? '')),
+    null,
+    { timeout: 15_000 },
+  );
+}
