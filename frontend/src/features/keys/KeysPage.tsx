@@ -112,7 +112,7 @@ export function KeysPage() {
                 <tr key={k.id} data-testid={`key-row-${k.id}`}>
                   <td style={{ fontWeight: 500 }}>{k.name}</td>
                   <td>
-                    <code>{maskedKey(k)}</code>
+                    <code style={{ whiteSpace: 'nowrap' }}>{maskedKey(k)}</code>
                   </td>
                   <td>
                     <ScopeBadges scopes={k.scopes} summary={describeScopes(k.scopes, catalog.data?.scopes)} />

@@ -59,12 +59,14 @@ export function Reference({ doc, origin = window.location.origin }: { doc: OpenA
             Forget key
           </Button>
         )}
-        <Field label="Filter operations">
-          <input className={`input ${styles.search}`} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="models, POST, webhooks…" />
-        </Field>
       </div>
       <div className={styles.layout}>
         <nav className={styles.toc} aria-label="API operations">
+          <div className={styles.search}>
+            <Field label="Filter operations">
+              <input className="input" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="models, POST…" />
+            </Field>
+          </div>
           {visible.map((g) => (
             <div key={g.name} className={styles.tocGroup}>
               <div className={styles.tocTitle}>{g.name}</div>

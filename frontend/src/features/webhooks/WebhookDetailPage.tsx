@@ -335,7 +335,6 @@ export default function WebhookDetailPage() {
               </dd>
             </dl>
           </Card>
-          <Deliveries webhookId={w.id} />
         </div>
         <div className="stack" style={{ gap: 24 }}>
           <Card title="Send a test event" id="test">
@@ -378,6 +377,9 @@ export default function WebhookDetailPage() {
             </div>
           </Card>
         </div>
+      </div>
+      <div style={{ marginTop: 24 }}>
+        <Deliveries webhookId={w.id} />
       </div>
 
       <WebhookFormDialog
