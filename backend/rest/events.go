@@ -11,7 +11,6 @@ import (
 func (a *api) listEvents(w http.ResponseWriter, r *http.Request) {
 	var (
 		f   domain.EventFilter
-		p   domain.ListParams
 		err error
 	)
 	f.Types = queryList(r, "type")
@@ -23,11 +22,11 @@ func (a *api) listEvents(w http.ResponseWriter, r *http.Request) {
 		a.error(w, r, err)
 		return
 	}
-	if p.Limit, err = queryLimit(r); err != nil {
+	p, err := listParams(r)
+	if err != nil {
 		a.error(w, r, err)
 		return
 	}
-	p.After = r.URL.Query().Get("after")
 	page, err := a.svc.Events.List(r.Context(), actor(r), f, p)
 	if err != nil {
 		a.error(w, r, err)

@@ -87,9 +87,13 @@ func bearer(header string) (string, bool) {
 }
 
 // limitBody refuses bodies over the limit: at once when Content-Length says so, else when
-// the reader passes it (decode reports 413).
+// the reader passes it (decode reports 413). Bodies of GET and DELETE are never read.
 func (a *api) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost && r.Method != http.MethodPatch && r.Method != http.MethodPut {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if r.ContentLength > a.opts.MaxBodyBytes {
 			a.error(w, r, payloadTooLarge(a.opts.MaxBodyBytes))
 			return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,6 +149,7 @@ func openAPI(baseURL string) obj {
 			{"name": "Account", "description": "The calling API key and its workspace."},
 			{"name": "Models", "description": "The models the workspace can use, in OpenAI's shapes."},
 			{"name": "Events", "description": "The workspace's event log: every change, as the same envelope webhooks deliver."},
+			{"name": "Webhooks", "description": "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
 			{"name": "Meta", "description": "This description of the API."},
 		},
 		"security": []obj{{"bearerAuth": []string{}}},
@@ -225,12 +227,23 @@ func (op operation) build() obj {
 		ok["content"] = obj{"application/json": obj{"schema": op.okSchema, "example": op.okExample}}
 	}
 	responses := obj{strconv.Itoa(op.okStatus): ok}
-	statuses := append([]int{}, op.errors...)
+	statuses := []int{}
 	if !op.public {
 		statuses = append(statuses, 401, 403, 429, 500)
 	}
 	if op.body != nil || op.method == http.MethodPost {
-		statuses = append(statuses, 400, 409, 413, 415)
+		statuses = append(statuses, 400, 413)
+	}
+	if op.body != nil {
+		statuses = append(statuses, 415)
+	}
+	if op.method == http.MethodPost {
+		statuses = append(statuses, 409) // Idempotency-Key reused with another body
+	}
+	for _, s := range op.errors {
+		if !slices.Contains(statuses, s) {
+			statuses = append(statuses, s)
+		}
 	}
 	sort.Ints(statuses)
 	for _, s := range statuses {

@@ -22,7 +22,17 @@ var (
 		"last_used_at": nil, "expires_at": nil, "revoked_at": nil}
 	exampleEvent = obj{"id": "evt_01jr8c4a9fz3x1w7v5t3r1p9n7", "type": "api_key.created", "timestamp": "2025-04-08T09:15:02.771Z",
 		"workspace_id": "ws_01jr8c2k7e5w3v9t6q4m2n8p0d", "data": exampleKeyCreated}
-	exampleModel = obj{"id": "gpt-4o-mini", "object": "model", "created": 1721172741, "owned_by": "openai"}
+	exampleModel   = obj{"id": "gpt-4o-mini", "object": "model", "created": 1721172741, "owned_by": "openai"}
+	exampleWebhook = obj{"object": "webhook", "id": "wh_01jr8d0c3b5n7q9s1u3w5y7a9c", "url": "https://example.com/webhooks/switchboard",
+		"description": "Order system", "event_types": []string{"message.received", "link.clicked"}, "instance_id": nil,
+		"enabled": true, "disabled_reason": nil, "created_at": "2025-04-08T10:20:31.502Z", "updated_at": "2025-04-08T10:20:31.502Z"}
+	exampleDelivery = obj{"object": "webhook_delivery", "id": "whd_01jr8d2m6p8r0t2v4x6z8b0d2f", "webhook_id": "wh_01jr8d0c3b5n7q9s1u3w5y7a9c",
+		"event_id": "evt_01jr8d2m6n4k2h0f8d6b4z2x0v", "event_type": "link.clicked", "status": "pending",
+		"attempts": []obj{{"attempted_at": "2025-04-08T10:21:02.118Z", "status_code": 503, "latency_ms": 212,
+			"response_body": "Service Unavailable", "error": "the endpoint answered 503"}},
+		"next_attempt_at": "2025-04-08T10:21:07.118Z", "created_at": "2025-04-08T10:21:02.090Z"}
+	webhookID  = pathParam("id", "The webhook endpoint's id.", "wh_01jr8d0c3b5n7q9s1u3w5y7a9c")
+	deliveryID = pathParam("delivery_id", "The delivery's id.", "whd_01jr8d2m6p8r0t2v4x6z8b0d2f")
 )
 
 func operations() []operation {
@@ -104,6 +114,119 @@ func operations() []operation {
 			okSchema: ref("EventTypeList"),
 			okExample: obj{"object": "list", "data": []obj{{"type": "api_key.created", "description": "An API key was created.",
 				"sample": exampleKeyCreated}}},
+		},
+		{
+			method: "GET", path: "/api/v1/webhooks", id: "listWebhooks", tag: "Webhooks", scope: "webhooks:read",
+			summary:     "List webhook endpoints",
+			description: "The workspace's webhook endpoints, newest first. Signing secrets are never shown here.",
+			params:      []obj{paramRef("Limit"), paramRef("After")},
+			okStatus:    200, okText: "A page of endpoints.",
+			okSchema:  ref("WebhookList"),
+			okExample: obj{"object": "list", "data": []obj{exampleWebhook}, "has_more": false, "next_cursor": nil},
+			errors:    []int{400},
+		},
+		{
+			method: "POST", path: "/api/v1/webhooks", id: "createWebhook", tag: "Webhooks", scope: "webhooks:write",
+			summary: "Create a webhook endpoint",
+			description: "Registers an endpoint that receives the workspace's events of the chosen types (or `*` for all), " +
+				"optionally only those of one channel instance. The response holds the signing secret (`whsec_…`) " +
+				"this once: store it to verify deliveries. Targets must be public addresses unless the operator allow-lists them.",
+			body: ref("CreateWebhookRequest"),
+			bodyExample: obj{"url": "https://example.com/webhooks/switchboard", "description": "Order system",
+				"event_types": []string{"message.received", "link.clicked"}},
+			okStatus: 201, okText: "The endpoint, with its signing secret (shown once).",
+			okSchema:  ref("WebhookWithSecret"),
+			okExample: merge(exampleWebhook, obj{"secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}),
+		},
+		{
+			method: "GET", path: "/api/v1/webhooks/{id}", id: "getWebhook", tag: "Webhooks", scope: "webhooks:read",
+			summary:     "Get a webhook endpoint",
+			description: "One endpoint of the workspace (without its secret).",
+			params:      []obj{webhookID},
+			okStatus:    200, okText: "The endpoint.",
+			okSchema: ref("Webhook"), okExample: exampleWebhook,
+			errors: []int{404},
+		},
+		{
+			method: "PATCH", path: "/api/v1/webhooks/{id}", id: "updateWebhook", tag: "Webhooks", scope: "webhooks:write",
+			summary: "Update a webhook endpoint",
+			description: "Changes the fields sent and keeps the others. `instance_id: null` (or `\"\"`) removes the instance filter. " +
+				"Disabling an endpoint fails its pending deliveries (retry them after enabling it again); " +
+				"enabling it clears its `disabled_reason`.",
+			params:      []obj{webhookID},
+			body:        ref("UpdateWebhookRequest"),
+			bodyExample: obj{"event_types": []string{"*"}, "enabled": true},
+			okStatus:    200, okText: "The changed endpoint.",
+			okSchema: ref("Webhook"), okExample: merge(exampleWebhook, obj{"event_types": []string{"*"}}),
+			errors: []int{404},
+		},
+		{
+			method: "DELETE", path: "/api/v1/webhooks/{id}", id: "deleteWebhook", tag: "Webhooks", scope: "webhooks:write",
+			summary:     "Delete a webhook endpoint",
+			description: "Removes the endpoint and its delivery log; pending deliveries are not sent.",
+			params:      []obj{webhookID},
+			okStatus:    200, okText: "The endpoint is deleted.",
+			okSchema:  ref("Deleted"),
+			okExample: obj{"object": "webhook", "id": "wh_01jr8d0c3b5n7q9s1u3w5y7a9c", "deleted": true},
+			errors:    []int{404},
+		},
+		{
+			method: "POST", path: "/api/v1/webhooks/{id}/rotate-secret", id: "rotateWebhookSecret", tag: "Webhooks", scope: "webhooks:write",
+			summary: "Rotate a webhook endpoint's signing secret",
+			description: "Gives the endpoint a new signing secret, shown this once. Until `previous_secret_expires_at` (24 hours) " +
+				"every delivery is signed with both secrets, so receivers can switch without missing a message.",
+			params:   []obj{webhookID},
+			okStatus: 200, okText: "The endpoint with its new secret.",
+			okSchema: ref("WebhookRotated"),
+			okExample: merge(exampleWebhook, obj{"secret": "whsec_3cXzq1bWm0Qh5Y0sNw9iE2k6Tq8rVfJd",
+				"previous_secret_expires_at": "2025-04-09T10:25:00.000Z"}),
+			errors: []int{404},
+		},
+		{
+			method: "POST", path: "/api/v1/webhooks/{id}/test", id: "testWebhook", tag: "Webhooks", scope: "webhooks:write",
+			summary: "Send a test event",
+			description: "Queues a test delivery to this endpoint only, whatever it subscribes to: by default a `webhook.test` " +
+				"event whose data is the endpoint, or a sample event of the type given. Test events are not written to the event log.",
+			params:       []obj{webhookID},
+			body:         ref("TestWebhookRequest"),
+			bodyExample:  obj{"event_type": "link.clicked"},
+			bodyOptional: true,
+			okStatus:     202, okText: "The test delivery, queued.",
+			okSchema: ref("Delivery"),
+			okExample: merge(exampleDelivery, obj{"attempts": []obj{}, "next_attempt_at": "2025-04-08T10:21:02.090Z",
+				"event_type": "webhook.test"}),
+			errors: []int{404},
+		},
+		{
+			method: "GET", path: "/api/v1/webhooks/{id}/deliveries", id: "listWebhookDeliveries", tag: "Webhooks", scope: "webhooks:read",
+			summary: "List an endpoint's deliveries",
+			description: "Deliveries to the endpoint, newest first, each with every attempt: time, status code, latency, " +
+				"the first 1 KB of the response body and the error.",
+			params:   []obj{webhookID, paramRef("Limit"), paramRef("After")},
+			okStatus: 200, okText: "A page of deliveries.",
+			okSchema:  ref("DeliveryList"),
+			okExample: obj{"object": "list", "data": []obj{exampleDelivery}, "has_more": false, "next_cursor": nil},
+			errors:    []int{400, 404},
+		},
+		{
+			method: "GET", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}", id: "getWebhookDelivery", tag: "Webhooks", scope: "webhooks:read",
+			summary:     "Get a delivery",
+			description: "One delivery to the endpoint, with every attempt.",
+			params:      []obj{webhookID, deliveryID},
+			okStatus:    200, okText: "The delivery.",
+			okSchema: ref("Delivery"), okExample: exampleDelivery,
+			errors: []int{404},
+		},
+		{
+			method: "POST", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry", id: "retryWebhookDelivery", tag: "Webhooks", scope: "webhooks:write",
+			summary: "Retry a delivery",
+			description: "Queues one more attempt now. A failed or succeeded delivery gets one attempt; a pending one keeps its " +
+				"remaining retries and is brought forward. A disabled endpoint must be enabled first (409 `webhook_disabled`).",
+			params:   []obj{webhookID, deliveryID},
+			okStatus: 202, okText: "The delivery, queued.",
+			okSchema:  ref("Delivery"),
+			okExample: exampleDelivery,
+			errors:    []int{404},
 		},
 	}
 }
@@ -210,5 +333,80 @@ func schemas() obj {
 			"object": constant("list"),
 			"data":   obj{"type": "array", "items": ref("EventType")},
 		}),
+		"Webhook":           object(webhookRequired, webhookProps()),
+		"WebhookWithSecret": object(append([]string{"secret"}, webhookRequired...), merge(webhookProps(), obj{"secret": secretSchema})),
+		"WebhookRotated": object(append([]string{"secret", "previous_secret_expires_at"}, webhookRequired...), merge(webhookProps(), obj{
+			"secret":                     secretSchema,
+			"previous_secret_expires_at": timestamp("Until then the previous secret signs every delivery too."),
+		})),
+		"WebhookList": listOfSchema("Webhook", "Endpoints, newest first."),
+		"CreateWebhookRequest": obj{"type": "object", "required": []string{"url", "event_types"}, "additionalProperties": false,
+			"properties": obj{
+				"url":         obj{"type": "string", "format": "uri", "maxLength": 2048, "description": "Where to send events: an absolute http(s) URL of a public host."},
+				"description": obj{"type": "string", "maxLength": 500, "description": "What the endpoint is for."},
+				"event_types": eventTypesSchema,
+				"instance_id": obj{"type": []string{"string", "null"}, "description": "Only events of this channel instance (`inst_…`)."},
+				"enabled":     obj{"type": "boolean", "default": true, "description": "Whether deliveries are sent."},
+			}},
+		"UpdateWebhookRequest": obj{"type": "object", "additionalProperties": false, "minProperties": 0,
+			"properties": obj{
+				"url":         obj{"type": "string", "format": "uri", "maxLength": 2048},
+				"description": obj{"type": "string", "maxLength": 500},
+				"event_types": eventTypesSchema,
+				"instance_id": obj{"type": []string{"string", "null"}, "description": "An instance id, or null to remove the filter."},
+				"enabled":     obj{"type": "boolean"},
+			}},
+		"TestWebhookRequest": obj{"type": "object", "additionalProperties": false,
+			"properties": obj{
+				"event_type": obj{"type": "string", "default": "webhook.test", "description": "The type of the sample event to send."},
+			}},
+		"Deleted": object([]string{"object", "id", "deleted"}, obj{
+			"object":  str("The kind of object deleted."),
+			"id":      str("The deleted object's id."),
+			"deleted": obj{"type": "boolean", "const": true},
+		}),
+		"Delivery": object([]string{"object", "id", "webhook_id", "event_id", "event_type", "status", "attempts", "next_attempt_at", "created_at"}, obj{
+			"object":          constant("webhook_delivery"),
+			"id":              str("The delivery's id (`whd_…`)."),
+			"webhook_id":      str("The endpoint."),
+			"event_id":        str("The event delivered; also the `webhook-id` header, the same on every attempt."),
+			"event_type":      str("The event's type."),
+			"status":          obj{"type": "string", "enum": []string{"pending", "succeeded", "failed"}},
+			"attempts":        obj{"type": "array", "items": ref("DeliveryAttempt"), "description": "Every attempt so far, oldest first."},
+			"next_attempt_at": nullableTimestamp("When the next attempt is due (null unless pending)."),
+			"created_at":      timestamp("When the delivery was queued."),
+		}),
+		"DeliveryAttempt": object([]string{"attempted_at", "status_code", "latency_ms", "response_body", "error"}, obj{
+			"attempted_at":  timestamp("When the request was sent."),
+			"status_code":   obj{"type": []string{"integer", "null"}, "description": "The endpoint's HTTP status (null when no response arrived)."},
+			"latency_ms":    obj{"type": "integer", "minimum": 0, "description": "How long the attempt took."},
+			"response_body": obj{"type": []string{"string", "null"}, "description": "The first 1 KB of the response body."},
+			"error":         obj{"type": []string{"string", "null"}, "description": "Why the attempt failed (null on success)."},
+		}),
+		"DeliveryList": listOfSchema("Delivery", "Deliveries, newest first."),
+	}
+}
+
+var webhookRequired = []string{"object", "id", "url", "description", "event_types", "instance_id", "enabled",
+	"disabled_reason", "created_at", "updated_at"}
+
+var (
+	secretSchema     = obj{"type": "string", "pattern": "^whsec_", "description": "The signing secret (Standard Webhooks). Shown only in this response."}
+	eventTypesSchema = obj{"type": "array", "minItems": 1, "maxItems": 100, "items": obj{"type": "string"},
+		"description": "Event types to deliver (`GET /api/v1/event-types` lists them), or `[\"*\"]` for every type."}
+)
+
+func webhookProps() obj {
+	return obj{
+		"object":          constant("webhook"),
+		"id":              str("The endpoint's id (`wh_…`)."),
+		"url":             str("Where events are sent."),
+		"description":     str("What the endpoint is for."),
+		"event_types":     obj{"type": "array", "items": obj{"type": "string"}, "description": "The event types delivered; `[\"*\"]` is every type."},
+		"instance_id":     obj{"type": []string{"string", "null"}, "description": "Only events of this channel instance, if set."},
+		"enabled":         obj{"type": "boolean", "description": "Whether deliveries are sent."},
+		"disabled_reason": obj{"type": []string{"string", "null"}, "description": "Why the endpoint was disabled (by a user, a 410 answer, or 5 days of failures)."},
+		"created_at":      timestamp("When the endpoint was created."),
+		"updated_at":      timestamp("When the endpoint last changed."),
 	}
 }
