@@ -104,9 +104,10 @@ func (a *api) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := a.limiter.take(actor(r).KeyID)
 		h := w.Header()
-		h.Set("x-ratelimit-limit", strconv.Itoa(v.limit))
-		h.Set("x-ratelimit-remaining", strconv.Itoa(v.remaining))
-		h.Set("x-ratelimit-reset", ceilSeconds(v.reset))
+		// Canonical keys set directly: this runs on every request.
+		h["X-Ratelimit-Limit"] = []string{strconv.Itoa(v.limit)}
+		h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(v.remaining)}
+		h["X-Ratelimit-Reset"] = []string{ceilSeconds(v.reset)}
 		if !v.allowed {
 			retry := ceilSeconds(v.retryAfter)
 			if retry == "0" {
