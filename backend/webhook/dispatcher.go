@@ -107,10 +107,11 @@ type Dispatcher struct {
 	owner  string // identifies this process in lease tokens
 	err    error  // configuration error, reported by Start
 
-	wake   chan struct{}
-	seq    atomic.Int64
-	mu     sync.Mutex
-	flying map[string]*flight // delivery id → attempt in progress
+	wake    chan struct{}
+	seq     atomic.Int64
+	closing atomic.Bool
+	mu      sync.Mutex
+	flying  map[string]*flight // delivery id → attempt in progress
 
 	loopCancel context.CancelFunc // stops claiming
 	sendCancel context.CancelFunc // aborts attempts in flight
@@ -179,6 +180,7 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 // another replica).
 func (d *Dispatcher) Close() {
 	d.closeOnce.Do(func() {
+		d.closing.Store(true)
 		if d.loopCancel == nil {
 			return
 		}
@@ -268,9 +270,8 @@ func (d *Dispatcher) dispatch(ctx, sendCtx context.Context) {
 			return
 		}
 		now := d.cfg.Clock.Now()
-		token := d.owner + "/" + strconv.FormatInt(d.seq.Add(1), 10)
 		claimed, err := d.st.ClaimDeliveries(ctx, store.ClaimParams{Now: now, LeaseUntil: now.Add(d.cfg.LeaseDuration),
-			Token: token, Limit: free, PerEndpoint: d.cfg.PerEndpoint})
+			Token: d.token(), Limit: free, PerEndpoint: d.cfg.PerEndpoint})
 		if err != nil {
 			if ctx.Err() == nil {
 				d.log.Error("claim webhook deliveries", "err", err)
@@ -293,8 +294,34 @@ func (d *Dispatcher) dispatch(ctx, sendCtx context.Context) {
 	}
 }
 
-// start loads what the claimed deliveries need (in two queries) and sends each.
-func (d *Dispatcher) start(ctx context.Context, claimed []store.ClaimedDelivery, now time.Time) error {
+// job is a claimed delivery with what sending it needs.
+type job struct {
+	c      store.ClaimedDelivery
+	target *store.WebhookTarget // nil when the endpoint was deleted (its deliveries with it)
+	body   []byte               // nil when the event is gone
+}
+
+func jobFor(c store.ClaimedDelivery, targets map[string]store.WebhookTarget, events map[string]domain.Event) (job, error) {
+	j := job{c: c}
+	if t, ok := targets[c.WebhookID]; ok {
+		j.target = &t
+	}
+	if c.Payload != nil {
+		j.body = []byte(*c.Payload)
+	} else if e, ok := events[c.EventID]; ok {
+		var err error
+		if j.body, err = e.MarshalJSON(); err != nil {
+			return j, err
+		}
+	}
+	return j, nil
+}
+
+// load fetches the endpoints and events of claimed deliveries in two queries.
+func load(ctx context.Context, q interface {
+	WebhookTargets(context.Context, []string) (map[string]store.WebhookTarget, error)
+	EventsByIDs(context.Context, []string) (map[string]domain.Event, error)
+}, claimed []store.ClaimedDelivery) ([]job, error) {
 	var hookIDs, eventIDs []string
 	for _, c := range claimed {
 		hookIDs = append(hookIDs, c.WebhookID)
@@ -302,84 +329,115 @@ func (d *Dispatcher) start(ctx context.Context, claimed []store.ClaimedDelivery,
 			eventIDs = append(eventIDs, c.EventID)
 		}
 	}
-	targets, err := d.st.WebhookTargets(ctx, hookIDs)
+	targets, err := q.WebhookTargets(ctx, hookIDs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	events, err := d.st.EventsByIDs(ctx, eventIDs)
+	events, err := q.EventsByIDs(ctx, eventIDs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, c := range claimed {
-		var body []byte
-		if c.Payload != nil {
-			body = []byte(*c.Payload)
-		} else if e, ok := events[c.EventID]; ok {
-			if body, err = e.MarshalJSON(); err != nil {
-				return err
-			}
+	jobs := make([]job, len(claimed))
+	for i, c := range claimed {
+		if jobs[i], err = jobFor(c, targets, events); err != nil {
+			return nil, err
 		}
-		target, ok := targets[c.WebhookID]
-		fctx, cancel := context.WithCancel(ctx)
-		f := &flight{lease: store.Lease{DeliveryID: c.ID, Token: c.Token}, leaseUntil: now.Add(d.cfg.LeaseDuration), cancel: cancel}
-		d.mu.Lock()
-		d.flying[c.ID] = f
-		d.mu.Unlock()
+	}
+	return jobs, nil
+}
+
+// start loads what the claimed deliveries need and sends each on its own goroutine.
+func (d *Dispatcher) start(ctx context.Context, claimed []store.ClaimedDelivery, now time.Time) error {
+	jobs, err := load(ctx, d.st, claimed)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		flightCtx := d.track(ctx, j.c, now, "")
 		d.sends.Add(1)
-		go func() {
-			defer d.sends.Done()
-			defer d.land(c.ID)
-			defer cancel()
-			if !ok { // deleted meanwhile; its deliveries went with it
-				return
-			}
-			d.attempt(fctx, c, target, body)
-		}()
+		go d.run(ctx, j, flightCtx)
 	}
 	return nil
 }
 
-func (d *Dispatcher) land(id string) {
-	d.mu.Lock()
-	delete(d.flying, id)
-	d.mu.Unlock()
-	d.Kick()
+// run sends j, then the deliveries of the same endpoint it chains to while that endpoint
+// has due work, holding one worker throughout.
+func (d *Dispatcher) run(ctx context.Context, j job, flightCtx context.Context) {
+	defer d.sends.Done()
+	for {
+		next := d.attempt(flightCtx, j)
+		if next == nil {
+			d.untrack(j.c.ID)
+			d.Kick() // a worker is free
+			return
+		}
+		flightCtx = d.track(ctx, next.c, d.cfg.Clock.Now(), j.c.ID)
+		j = *next
+	}
 }
 
-// attempt sends one delivery and records the outcome.
-func (d *Dispatcher) attempt(ctx context.Context, c store.ClaimedDelivery, target store.WebhookTarget, body []byte) {
+// track registers an attempt in flight (replacing the one it follows, if any) and returns
+// the context that aborts it when its lease is lost.
+func (d *Dispatcher) track(ctx context.Context, c store.ClaimedDelivery, now time.Time, replaces string) context.Context {
+	fctx, cancel := context.WithCancel(ctx)
+	d.mu.Lock()
+	if f, ok := d.flying[replaces]; ok {
+		f.cancel()
+		delete(d.flying, replaces)
+	}
+	d.flying[c.ID] = &flight{lease: store.Lease{DeliveryID: c.ID, Token: c.Token},
+		leaseUntil: now.Add(d.cfg.LeaseDuration), cancel: cancel}
+	d.mu.Unlock()
+	return fctx
+}
+
+func (d *Dispatcher) untrack(id string) {
+	d.mu.Lock()
+	if f, ok := d.flying[id]; ok {
+		f.cancel()
+		delete(d.flying, id)
+	}
+	d.mu.Unlock()
+}
+
+// attempt sends one delivery, records the outcome and returns the endpoint's next due
+// delivery, already claimed, if there is one.
+func (d *Dispatcher) attempt(ctx context.Context, j job) *job {
+	c := j.c
 	lease := store.Lease{DeliveryID: c.ID, Token: c.Token}
 	now := d.cfg.Clock.Now()
 	switch {
-	case !target.Enabled:
+	case j.target == nil: // deleted meanwhile; its deliveries went with it
+		return nil
+	case !j.target.Enabled:
 		d.fail(ctx, lease, now, "not sent: the endpoint is disabled")
-		return
-	case body == nil:
+		return nil
+	case j.body == nil:
 		d.fail(ctx, lease, now, "not sent: the event no longer exists")
-		return
+		return nil
 	}
 	var r response
-	secrets, err := d.svc.Webhooks.SigningSecrets(target.Secrets, now)
+	secrets, err := d.svc.Webhooks.SigningSecrets(j.target.Secrets, now)
 	var sig string
 	if err == nil {
-		sig, err = Sign(secrets, c.EventID, now, body)
+		sig, err = Sign(secrets, c.EventID, now, j.body)
 	}
 	if err != nil {
-		d.log.Error("webhook signing secret unavailable", "err", err, "webhook_id", target.ID)
+		d.log.Error("webhook signing secret unavailable", "err", err, "webhook_id", j.target.ID)
 		r = response{err: "not sent: the signing secret is unavailable (server configuration)"}
 	} else {
 		h := http.Header{}
 		h.Set(HeaderID, c.EventID)
 		h.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
 		h.Set(HeaderSignature, sig)
-		r = post(ctx, d.client, target.URL, h, body, now, d.cfg.Timeout)
+		r = post(ctx, d.client, j.target.URL, h, j.body, now, d.cfg.Timeout)
 	}
 	if ctx.Err() != nil && r.status == 0 {
 		// Aborted (shutdown or lost lease), not failed: hand it back untouched.
 		_ = d.st.ReleaseLease(context.WithoutCancel(ctx), lease)
-		return
+		return nil
 	}
-	d.finish(ctx, c, target.Webhook, r, now)
+	return d.finish(ctx, c, j.target.Webhook, r, now)
 }
 
 // fail ends a delivery without sending it.
@@ -392,8 +450,9 @@ func (d *Dispatcher) fail(ctx context.Context, lease store.Lease, now time.Time,
 }
 
 // finish records an attempt, schedules the next one or ends the delivery, and disables the
-// endpoint when it answered 410 or has failed for WebhookDisableAfter.
-func (d *Dispatcher) finish(ctx context.Context, c store.ClaimedDelivery, hook domain.Webhook, r response, startedAt time.Time) {
+// endpoint when it answered 410 or has failed for WebhookDisableAfter. In the same
+// transaction it claims the endpoint's next due delivery, which it returns.
+func (d *Dispatcher) finish(ctx context.Context, c store.ClaimedDelivery, hook domain.Webhook, r response, startedAt time.Time) *job {
 	now := d.cfg.Clock.Now()
 	out := store.AttemptOutcome{Lease: store.Lease{DeliveryID: c.ID, Token: c.Token},
 		Attempt: domain.DeliveryAttempt{AttemptedAt: startedAt, StatusCode: r.status, LatencyMS: int(r.latency.Milliseconds()),
@@ -414,7 +473,9 @@ func (d *Dispatcher) finish(ctx context.Context, c store.ClaimedDelivery, hook d
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	var next *job
 	err := d.st.Tx(wctx, func(tx *store.Tx) error {
+		next = nil
 		owned, err := tx.FinishAttempt(wctx, out)
 		if err != nil || !owned {
 			if err == nil {
@@ -423,24 +484,43 @@ func (d *Dispatcher) finish(ctx context.Context, c store.ClaimedDelivery, hook d
 			return err
 		}
 		if r.ok() {
-			return tx.MarkWebhookHealthy(wctx, hook.ID)
+			if err := tx.MarkWebhookHealthy(wctx, hook.ID); err != nil {
+				return err
+			}
+		} else {
+			since, err := tx.MarkWebhookFailing(wctx, hook.ID, now)
+			if err != nil {
+				return err
+			}
+			switch {
+			case gone:
+				return d.disable(wctx, tx, hook, service.DisabledGone, now)
+			case now.Sub(since) >= domain.WebhookDisableAfter:
+				return d.disable(wctx, tx, hook, service.DisabledFailing, now)
+			}
 		}
-		since, err := tx.MarkWebhookFailing(wctx, hook.ID, now)
+		if ctx.Err() != nil || d.closing.Load() {
+			return nil
+		}
+		nc, err := tx.ClaimNext(wctx, hook.ID, store.ClaimParams{Now: now, LeaseUntil: now.Add(d.cfg.LeaseDuration), Token: d.token()})
+		if err != nil || nc == nil {
+			return err
+		}
+		jobs, err := load(wctx, tx, []store.ClaimedDelivery{*nc})
 		if err != nil {
 			return err
 		}
-		switch {
-		case gone:
-			return d.disable(wctx, tx, hook, service.DisabledGone, now)
-		case now.Sub(since) >= domain.WebhookDisableAfter:
-			return d.disable(wctx, tx, hook, service.DisabledFailing, now)
-		}
+		next = &jobs[0]
 		return nil
 	})
 	if err != nil {
 		d.log.Error("record webhook attempt", "err", err, "delivery_id", c.ID)
+		return nil
 	}
+	return next
 }
+
+func (d *Dispatcher) token() string { return d.owner + "/" + strconv.FormatInt(d.seq.Add(1), 10) }
 
 // disable turns an endpoint off and records webhook.disabled, in tx.
 func (d *Dispatcher) disable(ctx context.Context, tx *store.Tx, hook domain.Webhook, reason string, now time.Time) error {

@@ -39,6 +39,7 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id, id);
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, id) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_webhook_due ON webhook_deliveries(webhook_id, next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_leased ON webhook_deliveries(locked_until) WHERE status = 'pending' AND locked_until IS NOT NULL;
 
 CREATE TABLE webhook_delivery_attempts (
