@@ -202,34 +202,3 @@ func TestBodyLimit(t *testing.T) {
 		}
 	})
 }
-
-func TestWebhooksNotYetAvailable(t *testing.T) {
-	eachDialect(t, graph.Options{}, func(t *testing.T, h *harness) {
-		token, _ := h.owner(t)
-		_, r := h.post(t, `{ webhooks { id } }`, nil, withSession(token))
-		if r.code(t) != "UNAVAILABLE" {
-			t.Fatalf("webhooks: %+v", r.Errors)
-		}
-	})
-}
-
-// Behind a proxy the Host header may not be the public host; BaseURL's origin is trusted.
-func TestBaseURLOriginIsTrusted(t *testing.T) {
-	eachDialect(t, graph.Options{BaseURL: "https://sb.example.com/"}, func(t *testing.T, h *harness) {
-		token, _ := h.owner(t)
-		resp, r := h.post(t, viewerQuery, nil, withSession(token), withHeader("Origin", "https://sb.example.com"))
-		var v viewerData
-		r.decode(t, &v)
-		if resp.StatusCode != http.StatusOK || v.Viewer.User == nil {
-			t.Fatalf("POST from the base URL's origin: status %d, %+v", resp.StatusCode, v)
-		}
-		c, _, err := h.tryDialWS(t, withSession(token), withHeader("Origin", "https://sb.example.com"))
-		if err != nil {
-			t.Fatalf("websocket from the base URL's origin: %v", err)
-		}
-		c.init(t, nil)
-		if resp, _ := h.post(t, viewerQuery, nil, withSession(token), withHeader("Origin", "https://other.example.com")); resp.StatusCode != http.StatusForbidden {
-			t.Fatalf("POST from another origin: status %d", resp.StatusCode)
-		}
-	})
-}
