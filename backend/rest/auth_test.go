@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/crc32"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -159,7 +160,15 @@ func TestRevocationTakesEffectOnTheNextRequest(t *testing.T) {
 		if _, err := e.svc.Keys.Revoke(context.Background(), e.owner.Actor, key.ID); err != nil {
 			t.Fatal(err)
 		}
-		e.do("GET", "/api/v1/models", secret, nil).wantError(t, http.StatusUnauthorized, "revoked_api_key")
+		// No waiting: the replica that revoked the key must refuse it at once, not when its
+		// own LISTEN connection hears the notification (that is for the other replicas).
+		res := e.do("GET", "/api/v1/models", secret, nil)
+		if res.StatusCode == http.StatusOK {
+			t.Fatal("a revoked key was accepted by the very next request: the revoking replica must purge " +
+				"its key cache when the revocation commits (tx.AfterCommit in service.Keys.Revoke), " +
+				"not only on the cross-replica notification")
+		}
+		res.wantError(t, http.StatusUnauthorized, "revoked_api_key")
 	})
 }
 
@@ -317,6 +326,27 @@ func TestCORSPreflight(t *testing.T) {
 	})
 }
 
+// Mounted without httpx.RequestID, the handler still gives every response a request id.
+func TestRequestIDWithoutTheAppMiddleware(t *testing.T) {
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	h := rest.New(svc, rest.Options{})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/models", nil))
+	var body struct {
+		Error struct {
+			Code      string `json:"code"`
+			RequestID string `json:"request_id"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	id := rec.Header().Get("X-Request-Id")
+	if rec.Code != http.StatusUnauthorized || body.Error.Code != "missing_api_key" || id == "" || body.Error.RequestID != id {
+		t.Fatalf("%d %q %s", rec.Code, id, rec.Body)
+	}
+}
+
 func TestRequestIDAndRouting(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d, rest.Options{})
@@ -332,6 +362,7 @@ func TestRequestIDAndRouting(t *testing.T) {
 		}
 
 		e.do("GET", "/api/v1/nothing-here", secret, nil).wantError(t, http.StatusNotFound, "route_not_found")
+		e.do("GET", "/api/v1/models/", secret, nil).wantError(t, http.StatusNotFound, "route_not_found")
 		res = e.do("DELETE", "/api/v1/models", secret, nil)
 		res.wantError(t, http.StatusMethodNotAllowed, "method_not_allowed")
 		if res.Header.Get("Allow") != "GET" {

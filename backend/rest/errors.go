@@ -116,3 +116,15 @@ func knownCode(c domain.Code) bool {
 	_, ok := codeDefaults[c]
 	return ok
 }
+
+// renameParam reports a service error about param from under the name the REST API gives
+// that input (the service names inputs once, for every transport).
+func renameParam(err error, from, to string) error {
+	e := domain.ErrorOf(err)
+	if e.Param != from {
+		return err
+	}
+	renamed := *e
+	renamed.Param = to
+	return &renamed
+}

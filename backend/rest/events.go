@@ -29,7 +29,7 @@ func (a *api) listEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	page, err := a.svc.Events.List(r.Context(), actor(r), f, p)
 	if err != nil {
-		a.error(w, r, err)
+		a.error(w, r, renameParam(err, "types", "type")) // ?type= here, types in the service
 		return
 	}
 	writeJSON(w, http.StatusOK, listOf(page))
