@@ -192,7 +192,11 @@ func (k *Keys) Revoke(ctx context.Context, a Actor, id string) (domain.APIKey, e
 			return err
 		}
 		key.RevokedAt = &now
-		if err := tx.Notify(ctx, channelInvalidate, invalidateKeyPrefix+key.Hash); err != nil {
+		// Purge this replica's cache as soon as the revocation commits (the very next
+		// request must fail), and every other replica's through the notification.
+		payload := invalidateKeyPrefix + key.Hash
+		tx.AfterCommit(func() { k.purge(payload) })
+		if err := tx.Notify(ctx, channelInvalidate, payload); err != nil {
 			return err
 		}
 		_, err := k.s.record(ctx, tx, wsID, domain.EventAPIKeyRevoked, nil, key.Object(now))
