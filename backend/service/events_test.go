@@ -41,7 +41,7 @@ func TestSubscribeLiveAndReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 			k1, _ := owner.NewKey(t, svc, domain.ScopeAll)
-			other.NewKey(t, svc, domain.ScopeAll) // another workspace: never delivered here
+			other.NewKey(t, svc, domain.ScopeAll)    // another workspace: never delivered here
 			svc.Keys.Revoke(ctx, owner.Actor, k1.ID) // filtered out by type
 			k2, _ := owner.NewKey(t, svc, domain.ScopeAll)
 			first, second := next(t, live), next(t, live)

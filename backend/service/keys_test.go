@@ -131,4 +131,3 @@ func reason(err error) string {
 	}
 	return ""
 }
-

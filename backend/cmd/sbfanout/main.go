@@ -139,7 +139,9 @@ func run(bin string, nClients, nEvents int, interval time.Duration, dbURL string
 		time.Sleep(interval)
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(float64(len(lat))*p))].Round(100 * time.Microsecond) }
+	pct := func(p float64) time.Duration {
+		return lat[min(len(lat)-1, int(float64(len(lat))*p))].Round(100 * time.Microsecond)
+	}
 	fmt.Printf("subscription fan-out: %d websocket clients, %d events every %s\n", nClients, nEvents, interval)
 	fmt.Printf("event → last client: p50 %s  p99 %s  max %s  (target p99 < 250ms)\n", pct(0.5), pct(0.99), lat[len(lat)-1])
 	fmt.Printf("server RSS: %d KiB before, %d KiB with %d idle subscribers → %.1f KiB per subscriber (target < 64 KiB)\n",
