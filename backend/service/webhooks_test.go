@@ -369,3 +369,49 @@ func TestEventSizeLimit(t *testing.T) {
 		t.Fatalf("oversized event: %v", err)
 	}
 }
+
+// Signing secrets are encrypted at rest when a secrets key is configured, and only that key
+// opens them.
+func TestWebhookSecretsEncryptedAtRest(t *testing.T) {
+	ctx := context.Background()
+	svc, st := servicetest.New(t, store.SQLite, service.Config{SecretsKey: []byte("operator secrets key")})
+	owner := servicetest.NewOwner(t, svc)
+	hook, secret, err := svc.Webhooks.Create(ctx, owner.Actor, service.CreateWebhookInput{URL: "https://example.com/", EventTypes: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := st.WebhookSecrets(ctx, owner.Workspace.ID, hook.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stored.Current, "enc:v1:") || strings.Contains(stored.Current, strings.TrimPrefix(secret, "whsec_")) {
+		t.Fatalf("stored secret %q is not encrypted", stored.Current)
+	}
+	now := time.Now()
+	got, err := svc.Webhooks.SigningSecrets(stored, now)
+	if err != nil || len(got) != 1 || got[0] != secret {
+		t.Fatalf("decrypted %v, %v", got, err)
+	}
+	other := servicetest.NewOn(t, st, service.Config{SecretsKey: []byte("another key")})
+	if _, err := other.Webhooks.SigningSecrets(stored, now); err == nil {
+		t.Fatal("a different key opened the secret")
+	}
+	plain := servicetest.NewOn(t, st, service.Config{})
+	if _, err := plain.Webhooks.SigningSecrets(stored, now); err == nil {
+		t.Fatal("no key opened the secret")
+	}
+
+	// After a rotation both secrets sign until the overlap ends.
+	_, secret2, until, err := svc.Webhooks.RotateSecret(ctx, owner.Actor, hook.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ = st.WebhookSecrets(ctx, owner.Workspace.ID, hook.ID)
+	got, err = svc.Webhooks.SigningSecrets(stored, until.Add(-time.Second))
+	if err != nil || len(got) != 2 || got[0] != secret2 || got[1] != secret {
+		t.Fatalf("during the overlap: %v %v", got, err)
+	}
+	if got, _ := svc.Webhooks.SigningSecrets(stored, until); len(got) != 1 || got[0] != secret2 {
+		t.Fatalf("after the overlap: %v", got)
+	}
+}

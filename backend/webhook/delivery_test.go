@@ -611,3 +611,35 @@ func TestSSRFRefusedAtDialTime(t *testing.T) {
 		t.Fatalf("attempt to loopback without the allow-list: %+v (receiver got %d)", a, rc.count())
 	}
 }
+
+// Close lets attempts in flight finish for a grace period, then aborts them and hands their
+// deliveries back at once (no waiting for the lease), without recording a failed attempt.
+func TestCloseHandsBackInFlightDeliveries(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			h := newHarness(t, d, Config{LeaseDuration: time.Hour, Timeout: time.Minute, ShutdownGrace: 50 * time.Millisecond})
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) })
+			rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					select {
+					case <-release:
+					case <-r.Context().Done():
+					}
+				}
+			})
+			hook, _ := h.hook(rc.URL, domain.EventAPIKeyCreated)
+			h.emit("", nil, nil)
+			h.start()
+			waitFor(t, "the first request", func() bool { return rc.count() == 1 })
+			h.disp.Close()
+			del := h.deliveries(hook.ID)[0]
+			if del.Status != domain.DeliveryPending || len(del.Attempts) != 0 {
+				t.Fatalf("after shutdown: %+v", del)
+			}
+			next := h.replica(Config{})
+			next.dispatch(context.Background(), context.Background())
+			waitFor(t, "the next process to deliver it", func() bool { return h.deliveries(hook.ID)[0].Status == domain.DeliverySucceeded })
+		})
+	}
+}
