@@ -15,7 +15,9 @@ export default defineConfig({
     emptyOutDir: false,
     target: 'es2022',
     sourcemap: false,
-    chunkSizeWarningLimit: 400,
+    // The entry chunk is ~450 KB minified (~140 KB gzipped); the budget that matters is
+    // checked by `npm run size` (300 KB gzipped of initial JS).
+    chunkSizeWarningLimit: 512,
   },
   server: {
     proxy: {

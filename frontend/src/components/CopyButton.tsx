@@ -9,12 +9,15 @@ export function CopyButton({
   variant = 'secondary',
   size = 'sm',
   onCopied,
+  focusOnOpen,
 }: {
   text: string;
   label?: string;
   variant?: ButtonVariant;
   size?: 'sm' | 'md';
   onCopied?: () => void;
+  /** Receive focus when the surrounding dialog opens. */
+  focusOnOpen?: boolean;
 }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
@@ -27,6 +30,7 @@ export function CopyButton({
       <Button
         variant={variant}
         size={size}
+        data-autofocus={focusOnOpen ? '' : undefined}
         icon={state === 'copied' ? <Check size={14} aria-hidden="true" /> : <Copy size={14} aria-hidden="true" />}
         onClick={async () => {
           try {

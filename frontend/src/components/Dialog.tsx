@@ -20,7 +20,17 @@ export interface DialogProps {
   onSubmit?: (e: FormEvent<HTMLFormElement>) => void;
 }
 
-/** A modal dialog: traps focus, closes on Escape, returns focus to the trigger. */
+/** On open, focus [data-autofocus] or the first form field rather than the Close button. */
+function focusFirstField(e: Event) {
+  const content = e.currentTarget as HTMLElement | null;
+  const target = content?.querySelector<HTMLElement>('[data-autofocus], input:not([type=hidden]), select, textarea');
+  if (target) {
+    e.preventDefault();
+    target.focus();
+  }
+}
+
+/** A modal dialog: traps focus, closes on Escape, returns focus to what had it before. */
 export function Dialog({ open, onOpenChange, title, description, children, footer, wide, modalStrict, onSubmit }: DialogProps) {
   const inner = (
     <>
@@ -34,6 +44,7 @@ export function Dialog({ open, onOpenChange, title, description, children, foote
         <RadixDialog.Overlay className={styles.overlay} />
         <RadixDialog.Content
           className={`${styles.content} ${wide ? styles.wide : ''}`}
+          onOpenAutoFocus={focusFirstField}
           onPointerDownOutside={modalStrict ? (e) => e.preventDefault() : undefined}
           onInteractOutside={modalStrict ? (e) => e.preventDefault() : undefined}
           {...(description ? {} : { 'aria-describedby': undefined })}

@@ -46,7 +46,7 @@ export function SecretDialog({
         <output className={styles.value} aria-label={label} data-testid="secret-value">
           {secret}
         </output>
-        <CopyButton text={secret ?? ''} size="md" />
+        <CopyButton text={secret ?? ''} size="md" focusOnOpen />
       </div>
       {children && <div className={styles.meta}>{children}</div>}
     </Dialog>

@@ -59,7 +59,7 @@ describe('SignUpPage', () => {
     await user.click(screen.getByRole('button', { name: 'Create account' }));
     expect(screen.getByText('Enter your name.')).toBeInTheDocument();
     expect(screen.getByText('Enter a valid email address.')).toBeInTheDocument();
-    expect(screen.getByText('Use at least 8 characters.')).toBeInTheDocument();
+    expect(screen.getByText('Use at least 10 characters.')).toBeInTheDocument();
 
     await user.type(screen.getByLabelText('Name'), 'Ada');
     await user.type(screen.getByLabelText('Email'), 'ada@example.com');

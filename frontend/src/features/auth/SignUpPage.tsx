@@ -13,7 +13,7 @@ import authStyles from './AuthLayout.module.css';
 
 type Errors = { name?: string; email?: string; password?: string; form?: string };
 
-export const MIN_PASSWORD = 8;
+export const MIN_PASSWORD = 10;
 
 export function SignUpPage() {
   const client = useClient();

@@ -117,7 +117,7 @@ export function CreateKeyDialog({
         <div className="stack">
           <InlineError>{errors.form}</InlineError>
           <Field label="Name" error={errors.name} hint="For example: production server, n8n, billing job.">
-            <input className="input" name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus maxLength={100} />
+            <input className="input" name="name" value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
           </Field>
           <ScopePicker catalog={catalog.data.scopes} value={selection} onChange={setSelection} error={errors.scopes} />
           <Field label="Expires" error={expiry === 'custom' ? undefined : errors.expiresAt}>

@@ -76,7 +76,7 @@ export function WebhookFormDialog({
       <div className="stack">
         <InlineError>{errors.form}</InlineError>
         <Field label="Endpoint URL" error={errors.url} hint="Switchboard POSTs signed JSON events here.">
-          <input className="input" type="url" value={values.url} onChange={(e) => setValues({ ...values, url: e.target.value })} placeholder="https://example.com/webhooks/switchboard" autoFocus />
+          <input className="input" type="url" value={values.url} onChange={(e) => setValues({ ...values, url: e.target.value })} placeholder="https://example.com/webhooks/switchboard" />
         </Field>
         <Field label="Description" optional error={errors.description}>
           <input className="input" value={values.description} onChange={(e) => setValues({ ...values, description: e.target.value })} maxLength={200} />
