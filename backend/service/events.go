@@ -98,6 +98,9 @@ func (ev *Events) List(ctx context.Context, a Actor, f domain.EventFilter, p dom
 	if err != nil {
 		return domain.Page[domain.Event]{}, err
 	}
+	if p.After != "" && !domain.HasPrefix(p.After, domain.PrefixEvent) {
+		return domain.Page[domain.Event]{}, domain.Invalid("after", "after must be a cursor from next_cursor")
+	}
 	rows, err := ev.s.store.Events(ctx, wsID, f, p.After, limit)
 	if err != nil {
 		return domain.Page[domain.Event]{}, err
@@ -138,10 +141,13 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 			return nil, err
 		}
 	}
+	// The subscription ends when the credential it was opened with is revoked.
+	revoked, unwatch := ev.s.revocations.watch(a.KeyID + a.SessionID)
 	out := make(chan domain.Event, 16)
 	go func() {
 		defer close(out)
 		defer sub.Close()
+		defer unwatch()
 		last := after
 		for _, e := range replay {
 			select {
@@ -154,6 +160,8 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 		for {
 			select {
 			case <-ctx.Done():
+				return
+			case <-revoked:
 				return
 			case e, ok := <-sub.C:
 				if !ok {

@@ -159,3 +159,57 @@ func TestEventSamplesMatchLiveShape(t *testing.T) {
 		}
 	}
 }
+
+// A live subscription ends the moment its key is revoked or its session signs out.
+func TestSubscriptionEndsWithItsCredential(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			svc, _ := servicetest.New(t, d, service.Config{})
+			owner := servicetest.NewOwner(t, svc)
+			key, secret := owner.NewKey(t, svc, domain.ScopeEventsRead)
+			keyActor, err := svc.Keys.Authenticate(ctx, secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byKey, err := svc.Events.Subscribe(ctx, keyActor, domain.EventFilter{}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// (Filtered: on PostgreSQL the key's creation event may still be on its way.)
+			bySession, err := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{Types: []string{domain.EventAPIKeyRevoked}}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.Keys.Revoke(ctx, owner.Actor, key.ID); err != nil {
+				t.Fatal(err)
+			}
+			drained := func(ch <-chan domain.Event) bool {
+				timeout := time.After(5 * time.Second)
+				for {
+					select {
+					case _, ok := <-ch:
+						if !ok {
+							return true
+						}
+					case <-timeout:
+						return false
+					}
+				}
+			}
+			if !drained(byKey) {
+				t.Fatal("the revoked key's subscription is still open")
+			}
+			// The session's subscription saw the revocation event and is still live.
+			if e := next(t, bySession); e.Type != domain.EventAPIKeyRevoked {
+				t.Fatalf("session subscription got %s", e.Type)
+			}
+			if err := svc.Users.SignOut(ctx, owner.Token); err != nil {
+				t.Fatal(err)
+			}
+			if !drained(bySession) {
+				t.Fatal("the signed-out session's subscription is still open")
+			}
+		})
+	}
+}

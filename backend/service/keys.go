@@ -28,12 +28,10 @@ type Keys struct {
 
 // Input limits for keys.
 const (
-	MaxKeyNameLength     = 100
-	MaxAllowedOrigins    = 20
-	maxCachedKeys        = 100_000
-	MaxKeyLifetime       = 5 * 365 * 24 * time.Hour
-	invalidateKeyPrefix  = "key:"
-	invalidateAllPayload = "all"
+	MaxKeyNameLength  = 100
+	MaxAllowedOrigins = 20
+	maxCachedKeys     = 100_000
+	MaxKeyLifetime    = 5 * 365 * 24 * time.Hour
 )
 
 func newKeys(s *Service) *Keys {
@@ -194,8 +192,8 @@ func (k *Keys) Revoke(ctx context.Context, a Actor, id string) (domain.APIKey, e
 		key.RevokedAt = &now
 		// Purge this replica's cache as soon as the revocation commits (the very next
 		// request must fail), and every other replica's through the notification.
-		payload := invalidateKeyPrefix + key.Hash
-		tx.AfterCommit(func() { k.purge(payload) })
+		payload := keyInvalidation(key.Hash, key.ID)
+		tx.AfterCommit(func() { k.s.invalidate(payload) })
 		if err := tx.Notify(ctx, channelInvalidate, payload); err != nil {
 			return err
 		}
@@ -275,19 +273,20 @@ func (k *Keys) Key(ctx context.Context, a Actor) (domain.APIKey, domain.Workspac
 	return key, ws, err
 }
 
-func (k *Keys) purge(payload string) {
+// purge forgets the cached key with this secret hash ("" forgets them all).
+func (k *Keys) purge(hash string) {
 	k.mu.Lock()
 	k.gen++
-	if payload == invalidateAllPayload {
+	if hash == "" {
 		clear(k.cache)
 	} else {
-		delete(k.cache, strings.TrimPrefix(payload, invalidateKeyPrefix))
+		delete(k.cache, hash)
 	}
 	k.mu.Unlock()
 }
 
 // purgeAll forgets every cached key (after a lost notification connection).
-func (k *Keys) purgeAll() { k.purge(invalidateAllPayload) }
+func (k *Keys) purgeAll() { k.purge("") }
 
 func (k *Keys) flushLastUsed(ctx context.Context) {
 	k.usedMu.Lock()

@@ -86,6 +86,8 @@ type Service struct {
 	log   *slog.Logger
 
 	// sinks run inside the transaction of every recorded event (webhook delivery enqueueing).
+	revocations revocations
+
 	sinksMu sync.RWMutex
 	sinks   []EventSink
 
@@ -199,6 +201,6 @@ func (s *Service) handleNotify(channel, payload string) {
 	case channelEvents:
 		s.Events.deliver(payload)
 	case channelInvalidate:
-		s.Keys.purge(payload)
+		s.invalidate(payload)
 	}
 }

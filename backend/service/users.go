@@ -123,7 +123,22 @@ func (u *Users) SignOut(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
-	return u.s.store.DeleteSession(ctx, hashToken(token))
+	return u.s.store.Tx(ctx, func(tx *store.Tx) error {
+		sess, err := tx.SessionByTokenHash(ctx, hashToken(token))
+		if domain.IsCode(err, domain.CodeNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteSession(ctx, sess.TokenHash); err != nil {
+			return err
+		}
+		// End the session's live subscriptions here and on every other replica.
+		payload := sessionInvalidation(sess.ID)
+		tx.AfterCommit(func() { u.s.invalidate(payload) })
+		return tx.Notify(ctx, channelInvalidate, payload)
+	})
 }
 
 // Authenticate resolves a session token to its actor, enforcing idle and absolute expiry.

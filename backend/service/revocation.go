@@ -1,0 +1,74 @@
+package service
+
+import (
+	"strings"
+	"sync"
+)
+
+// revocations lets long-lived work (live subscriptions) end the moment the credential it was
+// authorised with — an API key or a console session — is revoked or signed out, on any
+// replica (the news travels on the invalidation channel).
+type revocations struct {
+	mu       sync.Mutex
+	watchers map[string]map[chan struct{}]struct{} // key or session id → watchers
+}
+
+// watch returns a channel closed when credential id is revoked, and a func to stop watching.
+func (r *revocations) watch(id string) (<-chan struct{}, func()) {
+	c := make(chan struct{})
+	r.mu.Lock()
+	if r.watchers == nil {
+		r.watchers = map[string]map[chan struct{}]struct{}{}
+	}
+	if r.watchers[id] == nil {
+		r.watchers[id] = map[chan struct{}]struct{}{}
+	}
+	r.watchers[id][c] = struct{}{}
+	r.mu.Unlock()
+	return c, func() {
+		r.mu.Lock()
+		if _, ok := r.watchers[id][c]; ok {
+			delete(r.watchers[id], c)
+			if len(r.watchers[id]) == 0 {
+				delete(r.watchers, id)
+			}
+		}
+		r.mu.Unlock()
+	}
+}
+
+// revoke closes every watcher of credential id.
+func (r *revocations) revoke(id string) {
+	r.mu.Lock()
+	for c := range r.watchers[id] {
+		close(c)
+	}
+	delete(r.watchers, id)
+	r.mu.Unlock()
+}
+
+// Invalidation payloads: "all" (drop every cached key), "key:<hash>:<key id>" (a revoked
+// key), "session:<session id>" (a signed-out session).
+const (
+	invalidateAll        = "all"
+	invalidateKeyPrefix  = "key:"
+	invalidateSessPrefix = "session:"
+)
+
+func keyInvalidation(hash, id string) string { return invalidateKeyPrefix + hash + ":" + id }
+
+func sessionInvalidation(id string) string { return invalidateSessPrefix + id }
+
+// invalidate applies an invalidation payload on this replica.
+func (s *Service) invalidate(payload string) {
+	switch {
+	case payload == invalidateAll:
+		s.Keys.purgeAll()
+	case strings.HasPrefix(payload, invalidateKeyPrefix):
+		hash, id, _ := strings.Cut(strings.TrimPrefix(payload, invalidateKeyPrefix), ":")
+		s.Keys.purge(hash)
+		s.revocations.revoke(id)
+	case strings.HasPrefix(payload, invalidateSessPrefix):
+		s.revocations.revoke(strings.TrimPrefix(payload, invalidateSessPrefix))
+	}
+}
