@@ -272,6 +272,19 @@ describe('console end to end', { timeout: 300_000 }, () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${server.base}/user/api/keys`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  });
+
+  it('an expired session sends the user to sign in and back to where they were', async () => {
+    await context.clearCookies();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Models' }).click();
+    await page.waitForURL(/\/user\/sign-in\?next=%2Fuser%2Fapi%2Fmodels&reason=expired/);
+    await page.getByText('Your session has ended').waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.base}/user/api/models`);
+    await page.getByRole('heading', { level: 1, name: 'Models' }).waitFor();
   });
 
   it('the browser console stayed free of errors', () => {

@@ -12,7 +12,7 @@ import { EventTypesDocument } from '../../graphql/generated';
 import { useConnectionState } from '../../lib/clientContext';
 import { errorMessage } from '../../lib/errors';
 import { formatJSON } from '../../lib/format';
-import { useLiveEvents } from './useLiveEvents';
+import { eventSummary, useLiveEvents } from './useLiveEvents';
 import styles from './EventsPage.module.css';
 
 function StatusBadge({ paused, state }: { paused: boolean; state: string }) {
@@ -108,7 +108,10 @@ export function EventsPage() {
                         {e.type}
                       </Badge>
                     </span>
-                    <span className={styles.id}>{e.id}</span>
+                    <span className={styles.id}>
+                      {eventSummary(e.data) && <span className={styles.what}>{eventSummary(e.data)}</span>}
+                      {e.id}
+                    </span>
                     <span className={styles.time}>
                       <Time iso={e.timestamp} />
                     </span>

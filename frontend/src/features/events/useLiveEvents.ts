@@ -112,3 +112,20 @@ export function useLiveEvents(types: string[], paused: boolean): LiveEvents {
     flush,
   };
 }
+
+/** A few words about what an event is about, from its data: a name, URL or email. */
+export function eventSummary(data: unknown): string {
+  if (!data || typeof data !== 'object') return '';
+  const d = data as Record<string, unknown>;
+  const nested = ['api_key', 'webhook', 'workspace', 'object'].map((k) => d[k]).find((v) => v && typeof v === 'object') as
+    | Record<string, unknown>
+    | undefined;
+  for (const source of [d, nested]) {
+    if (!source) continue;
+    for (const key of ['name', 'url', 'email', 'slug', 'title']) {
+      const v = source[key];
+      if (typeof v === 'string' && v) return v.length > 60 ? `${v.slice(0, 57)}…` : v;
+    }
+  }
+  return '';
+}

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import { Badge } from '../../components/Badge';
 import { Button } from '../../components/Button';
 import { CodeBlock } from '../../components/CodeBlock';
+import { InlineMarkdown } from '../../components/InlineMarkdown';
 import { formatJSON } from '../../lib/format';
 import { KEY_PLACEHOLDER } from '../../lib/snippets';
 import { buildCurl, type RequestValues } from './curl';
@@ -63,7 +64,9 @@ export function OperationView({ doc, op, apiKey, origin = window.location.origin
         </Button>
       </div>
       <div className={styles.opBody}>
-        {op.description && op.description !== op.summary && <p className={styles.desc}>{op.description}</p>}
+        {op.description && op.description !== op.summary && <p className={styles.desc}>
+            <InlineMarkdown text={op.description} />
+          </p>}
         <div>
           <div className={styles.section}>
             <h4>Parameters</h4>
@@ -79,7 +82,11 @@ export function OperationView({ doc, op, apiKey, origin = window.location.origin
                       {p.required ? <span className={styles.required}>required</span> : <span className={styles.optionalMark}>optional</span>}
                       <span className={styles.paramIn}>{p.in}</span>
                     </div>
-                    {p.description && <div className={styles.paramDesc}>{p.description}</div>}
+                    {p.description && (
+                      <div className={styles.paramDesc}>
+                        <InlineMarkdown text={p.description} />
+                      </div>
+                    )}
                   </div>
                 ))}
               </div>
@@ -95,7 +102,11 @@ export function OperationView({ doc, op, apiKey, origin = window.location.origin
                   {body && <Badge mono>{body[0]}</Badge>}
                   {op.requestBody.required ? <span className={styles.required}>required</span> : <span className={styles.optionalMark}>optional</span>}
                 </div>
-                {op.requestBody.description && <p className={styles.paramDesc}>{op.requestBody.description}</p>}
+                {op.requestBody.description && (
+                  <p className={styles.paramDesc}>
+                    <InlineMarkdown text={op.requestBody.description} />
+                  </p>
+                )}
                 {body?.[1].schema && <SchemaView doc={doc} schema={body[1].schema} />}
                 {bodyExample !== undefined && <CodeBlock code={formatJSON(bodyExample)} language="example" label={`Example request body for ${op.method.toUpperCase()} ${op.path}`} />}
               </div>
@@ -119,7 +130,9 @@ export function OperationView({ doc, op, apiKey, origin = window.location.origin
                     <Badge tone={statusTone(status)} mono>
                       {status}
                     </Badge>
-                    <span>{response.description}</span>
+                    <span>
+                      <InlineMarkdown text={response.description ?? ''} />
+                    </span>
                   </summary>
                   <div className={styles.responseBody}>
                     {media?.[1].schema ? (

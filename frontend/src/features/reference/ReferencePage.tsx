@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { Button } from '../../components/Button';
 import { Card } from '../../components/Card';
 import { Field } from '../../components/Field';
+import { InlineMarkdown } from '../../components/InlineMarkdown';
 import { PageHeader } from '../../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
 import { groupOperations, type OpenAPIDocument } from './openapi';
@@ -95,7 +96,11 @@ export function Reference({ doc, origin = window.location.origin }: { doc: OpenA
               <section key={g.name} className={styles.group} aria-labelledby={`tag-${g.name}`}>
                 <div className={styles.groupHeader}>
                   <h2 id={`tag-${g.name}`}>{g.name}</h2>
-                  {g.description && <p>{g.description}</p>}
+                  {g.description && (
+                    <p>
+                      <InlineMarkdown text={g.description} />
+                    </p>
+                  )}
                 </div>
                 {g.operations.map((op) => (
                   <OperationView key={op.id} doc={doc} op={op} apiKey={apiKey} origin={origin} />

@@ -1,3 +1,4 @@
+import { InlineMarkdown } from '../../components/InlineMarkdown';
 import { deref, flatten, typeLabel, type OpenAPIDocument, type Schema } from './openapi';
 import styles from './Reference.module.css';
 
@@ -38,7 +39,11 @@ export function SchemaView({ doc, schema, depth = 0, seen = [] }: { doc: OpenAPI
       <div className={styles.params}>
         <div className={styles.param}>
           <span className={styles.paramType}>{typeLabel(doc, schema)}</span>
-          {s.description && <div className={styles.paramDesc}>{s.description}</div>}
+          {s.description && (
+            <div className={styles.paramDesc}>
+              <InlineMarkdown text={s.description} />
+            </div>
+          )}
           <Constraints schema={s} />
         </div>
       </div>
@@ -67,7 +72,11 @@ export function SchemaView({ doc, schema, depth = 0, seen = [] }: { doc: OpenAPI
                 <span className={styles.optionalMark}>optional</span>
               )}
             </div>
-            {prop.description && <div className={styles.paramDesc}>{prop.description}</div>}
+            {prop.description && (
+              <div className={styles.paramDesc}>
+                <InlineMarkdown text={prop.description} />
+              </div>
+            )}
             <Constraints schema={prop} />
             {child && (
               <details>
