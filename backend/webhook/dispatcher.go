@@ -554,7 +554,7 @@ func NextAttempt(done, maxAttempts int, now time.Time, retryAfter time.Duration,
 // whose lease was lost (or cannot be renewed before it expires) is aborted, so a delivery is
 // never sent by two workers at once.
 func (d *Dispatcher) keepLeases(ctx context.Context) {
-	t := time.NewTicker(d.cfg.LeaseDuration / 3)
+	t := time.NewTicker(max(d.cfg.LeaseDuration/3, 10*time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
