@@ -585,6 +585,19 @@ func (q q) NextDeliveryDue(ctx context.Context) (*time.Time, error) {
 	return utcPtr(&at[0]), nil
 }
 
+// DeleteFinishedDeliveries removes up to limit succeeded or failed deliveries (with their
+// attempts) created before before, and reports how many it removed.
+func (q q) DeleteFinishedDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
+	res, err := q.exec(ctx, `DELETE FROM webhook_deliveries WHERE id IN (
+		SELECT id FROM webhook_deliveries WHERE status <> ? AND created_at < ? LIMIT ?)`,
+		domain.DeliveryPending, before.UTC(), limit)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
 // EventsByIDs loads events by id (any workspace; for delivery). Missing ids are left out.
 func (q q) EventsByIDs(ctx context.Context, ids []string) (map[string]domain.Event, error) {
 	out := map[string]domain.Event{}

@@ -531,16 +531,10 @@ func TestLeaseRenewedWhileInFlight(t *testing.T) {
 			waitFor(t, "the first request", func() bool { return rc.count() == 1 })
 			// Well past the original lease; the holder is alive and keeps renewing.
 			start := h.clock.Advance(10 * time.Second)
+			id := h.deliveries(hook.ID)[0].ID
 			waitFor(t, "a renewal", func() bool {
-				var until time.Time
-				_ = h.st.Tx(context.Background(), func(tx *store.Tx) error {
-					inFlight, err := tx.DeliveryInFlight(context.Background(), h.deliveries(hook.ID)[0].ID, start)
-					if inFlight {
-						until = start
-					}
-					return err
-				})
-				return !until.IsZero()
+				leased, err := h.st.DeliveryInFlight(context.Background(), id, start)
+				return err == nil && leased
 			})
 			ctx := context.Background()
 			other.dispatch(ctx, ctx)
@@ -640,6 +634,37 @@ func TestCloseHandsBackInFlightDeliveries(t *testing.T) {
 			next := h.replica(Config{})
 			next.dispatch(context.Background(), context.Background())
 			waitFor(t, "the next process to deliver it", func() bool { return h.deliveries(hook.ID)[0].Status == domain.DeliverySucceeded })
+		})
+	}
+}
+
+// Finished deliveries leave the log after the retention period; pending ones never do.
+func TestFinishedDeliveriesPruned(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			h := newHarness(t, d, Config{Retention: 30 * 24 * time.Hour})
+			ok := newReceiver(t, status(200))
+			down := newReceiver(t, status(500))
+			okHook, _ := h.hook(ok.URL, domain.EventAPIKeyCreated)
+			downHook, _ := h.hook(down.URL, domain.EventAPIKeyCreated)
+			h.emit("", nil, nil)
+			h.dispatchNow()
+			waitFor(t, "the attempts", func() bool {
+				return h.deliveries(okHook.ID)[0].Status == domain.DeliverySucceeded && len(h.deliveries(downHook.ID)[0].Attempts) == 1
+			})
+			h.clock.Advance(30*24*time.Hour - time.Second)
+			h.disp.prune(context.Background())
+			if len(h.deliveries(okHook.ID)) != 1 {
+				t.Fatal("pruned before the retention period")
+			}
+			h.clock.Advance(2 * time.Second)
+			h.disp.prune(context.Background())
+			if len(h.deliveries(okHook.ID)) != 0 {
+				t.Fatal("a finished delivery outlived the retention period")
+			}
+			if len(h.deliveries(downHook.ID)) != 1 {
+				t.Fatal("a pending delivery was pruned")
+			}
 		})
 	}
 }

@@ -60,6 +60,9 @@ type Config struct {
 	PollInterval time.Duration
 	// ShutdownGrace is how long Close lets in-flight attempts finish (default 10 s).
 	ShutdownGrace time.Duration
+	// Retention is how long finished (succeeded or failed) deliveries stay in the log
+	// (default 30 days); every replica prunes older ones hourly.
+	Retention time.Duration
 	// Rand returns a number in [0, 1) for retry jitter (default math/rand).
 	Rand func() float64
 	// HTTPClient replaces the SSRF-guarded client (tests only; prefer the AllowList).
@@ -91,6 +94,9 @@ func (c *Config) defaults() {
 	}
 	if c.ShutdownGrace <= 0 {
 		c.ShutdownGrace = 10 * time.Second
+	}
+	if c.Retention <= 0 {
+		c.Retention = 30 * 24 * time.Hour
 	}
 	if c.Rand == nil {
 		c.Rand = mathrand.Float64
@@ -167,9 +173,10 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	go func() {
 		defer close(d.loopDone)
 		var wg sync.WaitGroup
-		wg.Add(2)
+		wg.Add(3)
 		go func() { defer wg.Done(); d.claimLoop(loopCtx, sendCtx) }()
 		go func() { defer wg.Done(); d.keepLeases(loopCtx) }()
+		go func() { defer wg.Done(); d.pruneLoop(loopCtx) }()
 		wg.Wait()
 	}()
 	return nil
@@ -548,6 +555,36 @@ func NextAttempt(done, maxAttempts int, now time.Time, retryAfter time.Duration,
 	delay := time.Duration(float64(base) * (0.9 + 0.2*rnd()))
 	delay = max(delay, retryAfter)
 	return now.Add(delay).Truncate(time.Millisecond), true
+}
+
+func (d *Dispatcher) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		d.prune(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// prune deletes finished deliveries older than Retention, in batches.
+func (d *Dispatcher) prune(ctx context.Context) {
+	before := d.cfg.Clock.Now().Add(-d.cfg.Retention)
+	for ctx.Err() == nil {
+		n, err := d.st.DeleteFinishedDeliveries(ctx, before, 5000)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.log.Warn("prune webhook deliveries", "err", err)
+			}
+			return
+		}
+		if n < 5000 {
+			return
+		}
+	}
 }
 
 // keepLeases renews the leases of attempts in flight every third of the lease. An attempt
