@@ -43,7 +43,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		st.Close()
 		return nil, err
 	}
-	svc := service.New(st, service.Config{Logger: log, Models: models})
+	if cfg.SecretsKey == "" {
+		log.Warn("SWITCHBOARD_SECRETS_KEY is not set: webhook signing secrets are stored unencrypted")
+	}
+	svc := service.New(st, service.Config{Logger: log, Models: models, SecretsKey: []byte(cfg.SecretsKey)})
 	if err := svc.Start(ctx); err != nil {
 		st.Close()
 		return nil, err

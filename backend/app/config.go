@@ -28,6 +28,9 @@ type Config struct {
 	WebhookWorkers       int
 	LogLevel             string
 	LogFormat            string
+	// SecretsKey encrypts secrets kept at rest (webhook signing secrets, replayable
+	// responses that carry them). Empty: stored unencrypted (a warning is logged).
+	SecretsKey string
 }
 
 // Setting documents one configuration variable.
@@ -49,6 +52,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "", "", "comma-separated hosts or CIDRs webhooks may reach despite SSRF rules (e.g. 127.0.0.1,n8n.internal)"},
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", "30s", "how long a worker holds a webhook delivery before another replica may take it over"},
 	{"SWITCHBOARD_WEBHOOK_WORKERS", "", "8", "concurrent webhook deliveries per replica"},
+	{"SWITCHBOARD_SECRETS_KEY", "", "", "long random string; encrypts webhook signing secrets at rest (AES-256-GCM). Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
 }
@@ -68,7 +72,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	c := Config{
 		Addr: get("SWITCHBOARD_ADDR"), DatabaseURL: get("DATABASE_URL"), BaseURL: get("SWITCHBOARD_BASE_URL"),
-		ModelsFile: get("SWITCHBOARD_MODELS_FILE"), LogLevel: get("SWITCHBOARD_LOG_LEVEL"), LogFormat: get("SWITCHBOARD_LOG_FORMAT"),
+		ModelsFile: get("SWITCHBOARD_MODELS_FILE"), SecretsKey: get("SWITCHBOARD_SECRETS_KEY"), LogLevel: get("SWITCHBOARD_LOG_LEVEL"), LogFormat: get("SWITCHBOARD_LOG_FORMAT"),
 	}
 	var err error
 	parse := func(env string, f func(string) error) {

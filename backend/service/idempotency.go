@@ -58,12 +58,21 @@ func (i *Idempotency) Begin(ctx context.Context, a Actor, key, method, path stri
 		return nil, &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_in_progress", Param: "Idempotency-Key",
 			Message: "a request with this Idempotency-Key is still in progress"}
 	}
-	return &Replay{StatusCode: rec.StatusCode, ContentType: rec.ResponseType, Body: []byte(rec.ResponseBody)}, nil
+	opened, err := i.s.box.open(rec.ResponseBody)
+	if err != nil {
+		return nil, domain.Internal(err)
+	}
+	return &Replay{StatusCode: rec.StatusCode, ContentType: rec.ResponseType, Body: []byte(opened)}, nil
 }
 
 // Finish stores the response of the request that claimed key.
+// The body is sealed like other secrets at rest: a create response may carry one.
 func (i *Idempotency) Finish(ctx context.Context, a Actor, key string, status int, contentType string, body []byte) error {
-	return i.s.store.CompleteIdempotencyKey(ctx, scopeOf(a), key, status, contentType, string(body))
+	sealed, err := i.s.box.seal(string(body))
+	if err != nil {
+		return domain.Internal(err)
+	}
+	return i.s.store.CompleteIdempotencyKey(ctx, scopeOf(a), key, status, contentType, sealed)
 }
 
 // Abandon releases key so the client may retry (the request failed with a server error).

@@ -87,6 +87,7 @@ type Service struct {
 
 	// sinks run inside the transaction of every recorded event (webhook delivery enqueueing).
 	revocations revocations
+	box         secretBox // encrypts secrets at rest when the operator configured a key
 
 	sinksMu sync.RWMutex
 	sinks   []EventSink
@@ -108,7 +109,7 @@ const (
 // New builds the service on a migrated store.
 func New(st *store.Store, cfg Config) *Service {
 	cfg.defaults()
-	s := &Service{cfg: cfg, store: st, bus: events.NewBus(), log: cfg.Logger}
+	s := &Service{cfg: cfg, store: st, bus: events.NewBus(), log: cfg.Logger, box: newSecretBox(cfg.SecretsKey)}
 	s.Users = &Users{s: s, throttle: newThrottle(cfg.Clock)}
 	s.Workspaces = &Workspaces{s: s}
 	s.Keys = newKeys(s)
