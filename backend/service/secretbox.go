@@ -65,4 +65,3 @@ func (b secretBox) open(stored string) (string, error) {
 	}
 	return string(plain), nil
 }
-
