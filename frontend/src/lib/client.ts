@@ -55,7 +55,15 @@ export function createConsoleClient(): ConsoleClient {
       // The session cookie travels with the upgrade request (same origin).
       connectionParams: {},
       retryAttempts: Infinity,
-      shouldRetry: () => true,
+      // 4401/4403: the server refused the session; reconnecting will not help.
+      shouldRetry: (e) => {
+        const code = (e as { code?: number } | null)?.code;
+        if (code === 4401 || code === 4403) {
+          unauthenticatedHandler();
+          return false;
+        }
+        return true;
+      },
       retryWait: async (retries) => {
         const ms = Math.min(1000 * 2 ** retries, 15000);
         await new Promise((r) => setTimeout(r, ms));
