@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { mockClient } from '../../test/mockClient';
+import { mockClient, type Handler } from '../../test/mockClient';
 import { renderWithClient } from '../../test/render';
 import WebhookDetailPage from './WebhookDetailPage';
 
@@ -33,12 +33,12 @@ const delivery = {
   ],
 };
 
-function setup(extra: Record<string, (v: Record<string, unknown>) => unknown> = {}) {
+function setup(extra: Record<string, Handler> = {}) {
   return mockClient({
     Webhook: () => ({ data: { webhook: hook } }),
     WebhookDeliveries: () => ({ data: { webhookDeliveries: { nodes: [delivery], hasMore: false, nextCursor: null } } }),
     EventTypes: () => ({ data: { eventTypes: [{ type: 'api_key.created', description: 'x', sample: {} }] } }),
-    ...(extra as never),
+    ...extra,
   });
 }
 
