@@ -20,6 +20,13 @@ const (
 	base62          = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
 
+var isBase62 = func() (t [256]bool) {
+	for i := range len(base62) {
+		t[base62[i]] = true
+	}
+	return t
+}()
+
 func newKeySecret() string {
 	var b strings.Builder
 	b.WriteString(keyPrefix)
@@ -48,7 +55,7 @@ func keyWellFormed(secret string) bool {
 		return false
 	}
 	for i := len(keyPrefix); i < len(secret); i++ {
-		if strings.IndexByte(base62, secret[i]) < 0 {
+		if !isBase62[secret[i]] {
 			return false
 		}
 	}

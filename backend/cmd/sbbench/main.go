@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -28,7 +29,9 @@ func main() {
 	conns := flag.Int("c", 32, "concurrent connections")
 	dur := flag.Duration("d", 10*time.Second, "duration of each run")
 	dbURL := flag.String("database-url", "", "database (default: a temporary SQLite file)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the switchboard run to this file")
 	flag.Parse()
+	profile = *cpuProfile
 	if err := run(*conns, *dur, *dbURL); err != nil {
 		fmt.Fprintln(os.Stderr, "sbbench:", err)
 		os.Exit(1)
@@ -109,7 +112,18 @@ func run(conns int, dur time.Duration, dbURL string) error {
 	base := load(baseURL+"/api/v1/models", "", conns, dur)
 	load(appURL+"/api/v1/models", secret, conns, warm)
 	q0 := a.Store.Queries()
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	sb := load(appURL+"/api/v1/models", secret, conns, dur)
+	pprof.StopCPUProfile()
 	queries := a.Store.Queries() - q0
 
 	fmt.Printf("%-28s %10s %9s %9s %9s %7s\n", "target", "req/s", "p50", "p99", "max", "errors")
@@ -121,6 +135,8 @@ func run(conns int, dur time.Duration, dbURL string) error {
 		queries, float64(queries)/float64(max(sb.n, 1)))
 	return nil
 }
+
+var profile string
 
 func listen(h http.Handler) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
