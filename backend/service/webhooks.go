@@ -35,8 +35,10 @@ const (
 	MaxWebhookURLLength         = 2048
 	MaxWebhookDescriptionLength = 500
 	MaxWebhookEventTypes        = 100
-	webhookSecretPrefix         = "whsec_"
-	webhookSecretBytes          = 32
+	// MaxWebhooksPerWorkspace bounds endpoints (every event fans out to each of them).
+	MaxWebhooksPerWorkspace = 100
+	webhookSecretPrefix     = "whsec_"
+	webhookSecretBytes      = 32
 )
 
 func newWebhooks(s *Service) *Webhooks {
@@ -116,10 +118,18 @@ func (w *Webhooks) Create(ctx context.Context, a Actor, in CreateWebhookInput) (
 		return domain.Webhook{}, "", domain.Internal(err)
 	}
 	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		n, err := tx.CountWebhooks(ctx, wsID)
+		if err != nil {
+			return err
+		}
+		if n >= MaxWebhooksPerWorkspace {
+			return &domain.Error{Code: domain.CodeInvalid, Reason: "webhook_limit_reached",
+				Message: fmt.Sprintf("a workspace can have at most %d webhook endpoints; delete one first", MaxWebhooksPerWorkspace)}
+		}
 		if err := tx.CreateWebhook(ctx, hook, stored); err != nil {
 			return err
 		}
-		_, err := w.s.record(ctx, tx, wsID, domain.EventWebhookCreated, nil, hook.Object())
+		_, err = w.s.record(ctx, tx, wsID, domain.EventWebhookCreated, nil, hook.Object())
 		return err
 	})
 	if err != nil {

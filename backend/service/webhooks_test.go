@@ -146,6 +146,31 @@ func TestWebhookPagination(t *testing.T) {
 	}
 }
 
+func TestWebhookLimitPerWorkspace(t *testing.T) {
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	owner := servicetest.NewOwner(t, svc)
+	ctx := context.Background()
+	in := service.CreateWebhookInput{URL: "https://example.com/h", EventTypes: []string{"*"}}
+	for range service.MaxWebhooksPerWorkspace {
+		if _, _, err := svc.Webhooks.Create(ctx, owner.Actor, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err := svc.Webhooks.Create(ctx, owner.Actor, in)
+	if e := domain.ErrorOf(err); e == nil || e.Code != domain.CodeInvalid || e.Reason != "webhook_limit_reached" {
+		t.Fatalf("endpoint %d: %v", service.MaxWebhooksPerWorkspace+1, err)
+	}
+	page, _ := svc.Webhooks.List(ctx, owner.Actor, domain.ListParams{Limit: service.MaxWebhooksPerWorkspace})
+	if len(page.Data) != service.MaxWebhooksPerWorkspace || page.HasMore {
+		t.Fatalf("stored %d endpoints (more: %v)", len(page.Data), page.HasMore)
+	}
+	// Another workspace has its own allowance.
+	other := servicetest.NewOwner(t, svc)
+	if _, _, err := svc.Webhooks.Create(ctx, other.Actor, in); err != nil {
+		t.Fatalf("other workspace: %v", err)
+	}
+}
+
 func TestWebhookValidation(t *testing.T) {
 	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
 	owner := servicetest.NewOwner(t, svc)

@@ -85,6 +85,13 @@ func (q q) Webhooks(ctx context.Context, workspaceID, before string, limit int) 
 	return webhooksOf(rows)
 }
 
+// CountWebhooks counts a workspace's endpoints.
+func (q q) CountWebhooks(ctx context.Context, workspaceID string) (int, error) {
+	var n int
+	err := q.get(ctx, &n, `SELECT COUNT(*) FROM webhooks WHERE workspace_id = ?`, workspaceID)
+	return n, err
+}
+
 // EnabledWebhooks lists a workspace's enabled endpoints (for fanning an event out).
 func (q q) EnabledWebhooks(ctx context.Context, workspaceID string) ([]domain.Webhook, error) {
 	var rows []webhookRow
