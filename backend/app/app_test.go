@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
@@ -18,12 +20,17 @@ import (
 
 func newApp(t *testing.T, dbURL string) (*app.App, *httptest.Server) {
 	t.Helper()
+	return newAppLogging(t, dbURL, io.Discard)
+}
+
+func newAppLogging(t *testing.T, dbURL string, logs io.Writer) (*app.App, *httptest.Server) {
+	t.Helper()
 	cfg, err := app.FromEnv(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.DatabaseURL = dbURL
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +44,8 @@ func newApp(t *testing.T, dbURL string) (*app.App, *httptest.Server) {
 func TestQuickstartJourney(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			_, srv := newApp(t, storetest.URL(t, d))
+			logs := &syncWriter{w: &bytes.Buffer{}}
+			_, srv := newAppLogging(t, storetest.URL(t, d), logs)
 			jar, _ := cookiejar.New(nil)
 			console := &http.Client{Jar: jar}
 			gql := func(query string, vars map[string]any) map[string]any {
@@ -98,6 +106,21 @@ func TestQuickstartJourney(t *testing.T) {
 			if strings.Contains(mustJSON(keys), secret) {
 				t.Fatal("the secret came back after creation")
 			}
+			// No secret reached the logs: not the key, the password, nor the session token.
+			u, _ := url.Parse(srv.URL)
+			for _, c := range jar.Cookies(u) {
+				if strings.Contains(logs.String(), c.Value) {
+					t.Fatalf("cookie %s is in the logs", c.Name)
+				}
+			}
+			for _, s := range []string{secret, "correct horse battery"} {
+				if strings.Contains(logs.String(), s) {
+					t.Fatalf("a secret is in the logs:\n%s", logs.String())
+				}
+			}
+			if !strings.Contains(logs.String(), `"path":"/api/v1/models"`) {
+				t.Fatal("requests were not logged at all (the check above would be vacuous)")
+			}
 		})
 	}
 }
@@ -145,6 +168,24 @@ func TestOperationalEndpoints(t *testing.T) {
 	if resp, body := get("/readyz"); resp.StatusCode != 503 {
 		t.Fatalf("readyz with the database closed: %d %s", resp.StatusCode, body)
 	}
+}
+
+// syncWriter serialises writes from concurrent handlers.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
 }
 
 func mustJSON(v any) string {

@@ -131,3 +131,42 @@ func reason(err error) string {
 	}
 	return ""
 }
+
+// Last use is tracked in memory on every request and written in a batch, never per request.
+func TestLastUsedIsBatched(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			st := storetest.Open(t, d)
+			svc := service.New(st, service.Config{Clock: clock, Argon2MemoryKiB: 64, Argon2Time: 1})
+			owner := servicetest.NewOwner(t, svc)
+			key, secret := owner.NewKey(t, svc, domain.ScopeAll)
+			if _, err := svc.Keys.Authenticate(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
+			clock.t = clock.t.Add(time.Minute)
+			before := st.Queries()
+			if _, err := svc.Keys.Authenticate(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
+			if st.Queries() != before {
+				t.Fatal("a request wrote last use to the database")
+			}
+			// The console sees it at once (from memory)…
+			keys, _ := svc.Keys.List(ctx, owner.Actor)
+			if keys[0].LastUsedAt == nil || !keys[0].LastUsedAt.Equal(clock.t) {
+				t.Fatalf("listed last use %v, want %v", keys[0].LastUsedAt, clock.t)
+			}
+			// …and the flush (every minute, and at shutdown) writes it.
+			if stored, _ := st.APIKey(ctx, owner.Workspace.ID, key.ID); stored.LastUsedAt != nil {
+				t.Fatal("written before the flush")
+			}
+			svc.Close()
+			stored, err := st.APIKey(ctx, owner.Workspace.ID, key.ID)
+			if err != nil || stored.LastUsedAt == nil || !stored.LastUsedAt.Equal(clock.t) {
+				t.Fatalf("after flush: %v %v", stored.LastUsedAt, err)
+			}
+		})
+	}
+}
