@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/graph/model"
@@ -41,30 +40,25 @@ func (r *queryResolver) EventTypes(context.Context) ([]model.EventType, error) {
 	return out, nil
 }
 
-// errSlowSubscriber ends a subscription whose client fell too far behind; the service
-// drops it rather than let it hold up other subscribers.
-var errSlowSubscriber = &gqlerror.Error{
-	Message:    "this subscription fell too far behind and was dropped; subscribe again with after: <last event id> to resume",
-	Extensions: map[string]any{"code": "UNAVAILABLE", "reason": "slow_subscriber"},
-}
-
 func (r *subscriptionResolver) Events(ctx context.Context, types []string, instanceID *string, after *string) (<-chan *domain.Event, error) {
-	src, err := r.svc.Events.Subscribe(ctx, actor(ctx), domain.EventFilter{Types: types, InstanceID: deref(instanceID)}, deref(after))
+	stream, err := r.svc.Events.Subscribe(ctx, actor(ctx), domain.EventFilter{Types: types, InstanceID: deref(instanceID)}, deref(after))
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan *domain.Event)
 	go func() {
 		defer close(out)
-		for e := range src {
+		for e := range stream.C {
 			select {
 			case out <- &e:
 			case <-ctx.Done():
 				return
 			}
 		}
-		if ctx.Err() == nil { // the service closed the stream: the subscriber was too slow
-			transport.AddSubscriptionError(ctx, errSlowSubscriber)
+		// The service ended the stream (a slow subscriber, a revoked key or session): tell
+		// the client why instead of completing silently.
+		if err := stream.Err(); err != nil && ctx.Err() == nil {
+			transport.AddSubscriptionError(ctx, presentError(ctx, r.opts.Logger, err))
 		}
 	}()
 	return out, nil

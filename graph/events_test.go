@@ -137,6 +137,34 @@ func jsonString(v any) string {
 	return string(b)
 }
 
+// Revoking the key a subscription was opened with ends it at once, and the client is told why.
+func TestSubscriptionEndsWhenItsKeyIsRevoked(t *testing.T) {
+	eachDialect(t, graph.Options{}, func(t *testing.T, h *harness) {
+		token, _ := h.owner(t)
+		id, key := h.createKey(t, token, "events:read")
+		c := h.dialWS(t)
+		c.init(t, map[string]any{"authorization": "Bearer " + key})
+		c.subscribe(t, "1", eventsSubscription, nil)
+		h.revokeKey(t, token, id)
+		// Whether the subscription started before the revocation committed (an "error"
+		// message ends it) or after (the connection was authenticated earlier; the subscribe
+		// is refused with an error result), the client learns why.
+		for {
+			m, err := c.read(t, 10*time.Second)
+			if err != nil {
+				t.Fatalf("no error message after revocation: %v", err)
+			}
+			if m.Type == "next" && !strings.Contains(string(m.Payload), `"errors"`) {
+				continue // events already on their way (the key's creation, its revocation)
+			}
+			if !strings.Contains(string(m.Payload), `"credential_revoked"`) || !strings.Contains(string(m.Payload), `"UNAUTHENTICATED"`) {
+				t.Fatalf("got %s %s, want UNAUTHENTICATED credential_revoked", m.Type, m.Payload)
+			}
+			return
+		}
+	})
+}
+
 func TestSubscriptionWithoutScopeIsForbidden(t *testing.T) {
 	eachDialect(t, graph.Options{}, func(t *testing.T, h *harness) {
 		token, _ := h.owner(t)

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -117,10 +118,41 @@ func (ev *Events) Get(ctx context.Context, a Actor, id string) (domain.Event, er
 	return ev.s.store.Event(ctx, wsID, id)
 }
 
+// Stream is a live subscription: events arrive on C until it closes; Err then says why
+// (nil when the subscriber's context ended).
+type Stream struct {
+	C <-chan domain.Event
+
+	mu  sync.Mutex
+	err error
+}
+
+// Err is why the stream closed: errSlowSubscriber, errCredentialRevoked, or nil.
+func (s *Stream) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Stream) fail(err error) {
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+}
+
+// Why a stream ends before its subscriber leaves.
+var (
+	errSlowSubscriber = &domain.Error{Code: domain.CodeUnavailable, Reason: "slow_subscriber",
+		Message: "this subscription fell too far behind and was dropped; subscribe again with after: <last event id> to resume"}
+	errCredentialRevoked = &domain.Error{Code: domain.CodeUnauthenticated, Reason: "credential_revoked",
+		Message: "the API key of this subscription was revoked, or its session signed out"}
+)
+
 // Subscribe streams the workspace's new events matching f. With after (an event id), the
 // events since it are replayed first, so a reconnecting dashboard loses nothing. The
-// channel closes when ctx ends or the subscriber falls too far behind.
-func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, after string) (<-chan domain.Event, error) {
+// stream closes when ctx ends, when the subscriber falls too far behind, or when the key or
+// session it was opened with is revoked.
+func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, after string) (*Stream, error) {
 	wsID, err := requireWorkspace(a, domain.ScopeEventsRead)
 	if err != nil {
 		return nil, err
@@ -141,9 +173,16 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 			return nil, err
 		}
 	}
-	// The subscription ends when the credential it was opened with is revoked.
+	// The subscription ends when the credential it was opened with is revoked; one revoked
+	// before this call (on a connection authenticated earlier) refuses it.
 	revoked, unwatch := ev.s.revocations.watch(a.KeyID + a.SessionID)
+	if err := ev.s.credentialActive(ctx, a); err != nil {
+		unwatch()
+		sub.Close()
+		return nil, err
+	}
 	out := make(chan domain.Event, 16)
+	stream := &Stream{C: out}
 	go func() {
 		defer close(out)
 		defer sub.Close()
@@ -162,11 +201,13 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 			case <-ctx.Done():
 				return
 			case <-revoked:
+				stream.fail(errCredentialRevoked)
 				return
 			case e, ok := <-sub.C:
 				if !ok {
 					if err := sub.Err(); err != nil {
 						ev.s.log.Warn("live subscriber dropped", "workspace_id", wsID, "err", err)
+						stream.fail(errSlowSubscriber)
 					}
 					return
 				}
@@ -181,7 +222,7 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 			}
 		}
 	}()
-	return out, nil
+	return stream, nil
 }
 
 // Types lists every event type with its description and sample data.

@@ -44,7 +44,7 @@ func TestSubscribeLiveAndReplay(t *testing.T) {
 			other.NewKey(t, svc, domain.ScopeAll)    // another workspace: never delivered here
 			svc.Keys.Revoke(ctx, owner.Actor, k1.ID) // filtered out by type
 			k2, _ := owner.NewKey(t, svc, domain.ScopeAll)
-			first, second := next(t, live), next(t, live)
+			first, second := next(t, live.C), next(t, live.C)
 			if first.WorkspaceID != owner.Workspace.ID || first.Type != "api_key.created" || second.ID <= first.ID {
 				t.Fatalf("live events: %+v %+v", first, second)
 			}
@@ -55,14 +55,14 @@ func TestSubscribeLiveAndReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e := next(t, resumed); e.Type != "api_key.revoked" {
+			if e := next(t, resumed.C); e.Type != "api_key.revoked" {
 				t.Fatalf("replay[0] = %s", e.Type)
 			}
-			if e := next(t, resumed); e.ID != second.ID {
+			if e := next(t, resumed.C); e.ID != second.ID {
 				t.Fatalf("replay[1] = %s, want %s", e.ID, second.ID)
 			}
 			owner.NewKey(t, svc, domain.ScopeAll)
-			if e := next(t, resumed); e.Type != "api_key.created" || e.ID <= second.ID {
+			if e := next(t, resumed.C); e.Type != "api_key.created" || e.ID <= second.ID {
 				t.Fatalf("live after replay: %+v", e)
 			}
 		})
@@ -81,7 +81,7 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 	got := make(chan int)
 	go func() {
 		n := 0
-		for range fast {
+		for range fast.C {
 			n++
 			if n == service.SubscriptionBuffer+100 {
 				got <- n
@@ -98,8 +98,11 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 		t.Fatal("fast subscriber starved by a slow one")
 	}
 	n := 0
-	for range slow {
+	for range slow.C {
 		n++
+	}
+	if reason(slow.Err()) != "slow_subscriber" {
+		t.Fatalf("slow subscriber ended with %v", slow.Err())
 	}
 	if n >= service.SubscriptionBuffer+100 {
 		t.Fatalf("slow subscriber was not dropped (got all %d)", n)
@@ -197,18 +200,28 @@ func TestSubscriptionEndsWithItsCredential(t *testing.T) {
 					}
 				}
 			}
-			if !drained(byKey) {
+			if !drained(byKey.C) {
 				t.Fatal("the revoked key's subscription is still open")
 			}
+			if reason(byKey.Err()) != "credential_revoked" {
+				t.Fatalf("ended with %v", byKey.Err())
+			}
+			// A connection authenticated before the revocation cannot start a new one.
+			if _, err := svc.Events.Subscribe(ctx, keyActor, domain.EventFilter{}, ""); reason(err) != "credential_revoked" {
+				t.Fatalf("subscribe with the revoked key: %v", err)
+			}
 			// The session's subscription saw the revocation event and is still live.
-			if e := next(t, bySession); e.Type != domain.EventAPIKeyRevoked {
+			if e := next(t, bySession.C); e.Type != domain.EventAPIKeyRevoked {
 				t.Fatalf("session subscription got %s", e.Type)
 			}
 			if err := svc.Users.SignOut(ctx, owner.Token); err != nil {
 				t.Fatal(err)
 			}
-			if !drained(bySession) {
+			if !drained(bySession.C) {
 				t.Fatal("the signed-out session's subscription is still open")
+			}
+			if _, err := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{}, ""); reason(err) != "credential_revoked" {
+				t.Fatalf("subscribe with the signed-out session: %v", err)
 			}
 		})
 	}

@@ -1,8 +1,11 @@
 package service
 
 import (
+	"context"
 	"strings"
 	"sync"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
 // revocations lets long-lived work (live subscriptions) end the moment the credential it was
@@ -45,6 +48,27 @@ func (r *revocations) revoke(id string) {
 	}
 	delete(r.watchers, id)
 	r.mu.Unlock()
+}
+
+// credentialActive checks that the key or session behind a is still valid now. A long-lived
+// connection authenticates once, so work it starts later (a new subscription) checks again.
+func (s *Service) credentialActive(ctx context.Context, a Actor) error {
+	now := s.cfg.Clock.Now()
+	switch {
+	case a.IsKey():
+		key, err := s.store.APIKey(ctx, a.WorkspaceID, a.KeyID)
+		if domain.IsCode(err, domain.CodeNotFound) || (err == nil && key.Status(now) != "active") {
+			return errCredentialRevoked
+		}
+		return err
+	case a.IsSession():
+		sess, err := s.store.SessionByID(ctx, a.SessionID)
+		if domain.IsCode(err, domain.CodeNotFound) || (err == nil && !now.Before(sess.ExpiresAt)) {
+			return errCredentialRevoked
+		}
+		return err
+	}
+	return errSignedOut
 }
 
 // Invalidation payloads: "all" (drop every cached key), "key:<hash>:<key id>" (a revoked

@@ -42,6 +42,13 @@ func (q q) SessionByTokenHash(ctx context.Context, hash string) (domain.Session,
 	return s, notFoundAs(err, "session")
 }
 
+// SessionByID finds a session by id.
+func (q q) SessionByID(ctx context.Context, id string) (domain.Session, error) {
+	var s domain.Session
+	err := q.get(ctx, &s, `SELECT id, user_id, token_hash, created_at, last_seen_at, expires_at FROM sessions WHERE id = ?`, id)
+	return s, notFoundAs(err, "session")
+}
+
 // TouchSession records activity (the service calls it at most once a minute per session).
 func (q q) TouchSession(ctx context.Context, id string, at time.Time) error {
 	_, err := q.exec(ctx, `UPDATE sessions SET last_seen_at = ? WHERE id = ?`, at, id)
