@@ -111,6 +111,9 @@ func logger(cfg app.Config, w io.Writer) *slog.Logger {
 
 func migrate(args []string, stderr io.Writer) error {
 	cfg, err := config("migrate", args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -130,6 +133,9 @@ func migrate(args []string, stderr io.Writer) error {
 
 func serve(args []string, stdout, stderr io.Writer) error {
 	cfg, err := config("serve", args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // usage was printed
+	}
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,15 @@ func TestHelpListsEverySetting(t *testing.T) {
 	}
 }
 
+func TestHelpFlagSucceeds(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"serve", "--help"}, {"migrate", "-h"}} {
+		var out bytes.Buffer
+		if err := run(args, &out, &out); err != nil || !strings.Contains(out.String(), "DATABASE_URL") {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
+		}
+	}
+}
+
 func TestVersionAndUnknownCommand(t *testing.T) {
 	var out bytes.Buffer
 	if err := run([]string{"version"}, &out, &out); err != nil || !strings.HasPrefix(out.String(), "switchboard ") {
