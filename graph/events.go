@@ -12,7 +12,7 @@ import (
 
 func (r *queryResolver) Events(ctx context.Context, types []string, first *int, after *string) (*model.EventConnection, error) {
 	page, err := r.svc.Events.List(ctx, actor(ctx), domain.EventFilter{Types: types},
-		domain.ListParams{Limit: deref(first), After: deref(after)})
+		domain.ListParams{Limit: first, After: deref(after)})
 	if err != nil {
 		return nil, renameParam(err, "limit", "first")
 	}

@@ -246,9 +246,12 @@ func TestEventsQuery(t *testing.T) {
 		}
 		id := data.Events.Nodes[0].ID
 
-		_, r = h.post(t, `{ events(first: 101) { nodes { id } } }`, nil, withSession(token))
-		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "first" || !strings.HasPrefix(r.Errors[0].Message, "first ") {
-			t.Fatalf("events(first: 101): %+v", r.Errors)
+		// The same range as REST's ?limit= (0 is refused, not taken as the default).
+		for _, first := range []string{"101", "0", "-1"} {
+			_, r = h.post(t, `{ events(first: `+first+`) { nodes { id } } }`, nil, withSession(token))
+			if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "first" || !strings.HasPrefix(r.Errors[0].Message, "first ") {
+				t.Fatalf("events(first: %s): %+v", first, r.Errors)
+			}
 		}
 		_, r = h.post(t, `{ events(types: ["no.such.type"]) { nodes { id } } }`, nil, withSession(token))
 		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "types" {

@@ -8,24 +8,18 @@ import (
 	"github.com/switchboard-dev/switchboard/graph/model"
 )
 
-// Webhooks lists every endpoint of the workspace, newest first (the schema's list is not
-// paginated, so the service's pages are followed).
+// Webhooks lists every endpoint of the workspace, newest first: a workspace has at most
+// service.MaxWebhooksPerWorkspace, so one page holds them all.
 func (r *queryResolver) Webhooks(ctx context.Context) ([]model.Webhook, error) {
-	out := []model.Webhook{}
-	params := domain.ListParams{Limit: service.MaxPageLimit}
-	for {
-		page, err := r.svc.Webhooks.List(ctx, actor(ctx), params)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range page.Data {
-			out = append(out, toWebhook(h))
-		}
-		if !page.HasMore || page.NextCursor == "" {
-			return out, nil
-		}
-		params.After = page.NextCursor
+	page, err := r.svc.Webhooks.List(ctx, actor(ctx), domain.ListParams{Limit: domain.Limit(service.MaxWebhooksPerWorkspace)})
+	if err != nil {
+		return nil, err
 	}
+	out := make([]model.Webhook, len(page.Data))
+	for i, h := range page.Data {
+		out[i] = toWebhook(h)
+	}
+	return out, nil
 }
 
 func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.Webhook, error) {
@@ -37,7 +31,7 @@ func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.Webhook,
 }
 
 func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string, first *int, after *string) (*model.DeliveryConnection, error) {
-	page, err := r.svc.Webhooks.Deliveries(ctx, actor(ctx), webhookID, domain.ListParams{Limit: deref(first), After: deref(after)})
+	page, err := r.svc.Webhooks.Deliveries(ctx, actor(ctx), webhookID, domain.ListParams{Limit: first, After: deref(after)})
 	if err != nil {
 		return nil, renameParam(err, "limit", "first")
 	}

@@ -73,8 +73,12 @@ type Page[T any] struct {
 	NextCursor string
 }
 
-// ListParams are the common list inputs: Limit 1..100 (default 20), After an opaque cursor.
+// ListParams are the common list inputs: Limit 1..100 (nil: the default, 20), After an
+// opaque cursor. Limit is a pointer so that "not given" and an explicit 0 (invalid) differ.
 type ListParams struct {
-	Limit int
+	Limit *int
 	After string
 }
+
+// Limit returns a page size for ListParams.
+func Limit(n int) *int { return &n }

@@ -183,17 +183,17 @@ func mapPage[T, U any](p domain.Page[T], f func(T) U) domain.Page[U] {
 	return out
 }
 
-// queryLimit reads ?limit= (absent: 0, which the service takes as its default).
-func queryLimit(r *http.Request) (int, error) {
+// queryLimit reads ?limit= (absent: nil, the service's default; the range is the service's rule).
+func queryLimit(r *http.Request) (*int, error) {
 	raw := r.URL.Query().Get("limit")
 	if raw == "" {
-		return 0, nil
+		return nil, nil
 	}
 	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 {
-		return 0, domain.Invalid("limit", "limit must be an integer between 1 and %d", service.MaxPageLimit)
+	if err != nil {
+		return nil, domain.Invalid("limit", "limit must be an integer between 1 and %d", service.MaxPageLimit)
 	}
-	return n, nil
+	return &n, nil
 }
 
 // queryList reads a parameter given repeatedly and/or comma-separated.

@@ -251,12 +251,12 @@ const (
 
 func pageLimit(p domain.ListParams) (int, error) {
 	switch {
-	case p.Limit == 0:
+	case p.Limit == nil:
 		return DefaultPageLimit, nil
-	case p.Limit < 1 || p.Limit > MaxPageLimit:
+	case *p.Limit < 1 || *p.Limit > MaxPageLimit:
 		return 0, domain.Invalid("limit", "limit must be between 1 and %d", MaxPageLimit)
 	}
-	return p.Limit, nil
+	return *p.Limit, nil
 }
 
 // pageOf turns limit+1 rows into a page whose cursor is the last row's id.

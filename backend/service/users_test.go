@@ -193,7 +193,7 @@ func TestScopesAndSessionRules(t *testing.T) {
 	if _, err := svc.Events.List(ctx, keyActor, domain.EventFilter{}, domain.ListParams{}); err != nil {
 		t.Fatalf("events with scope: %v", err)
 	}
-	if _, err := svc.Events.List(ctx, keyActor, domain.EventFilter{}, domain.ListParams{Limit: 101}); !domain.IsCode(err, domain.CodeInvalid) {
+	if _, err := svc.Events.List(ctx, keyActor, domain.EventFilter{}, domain.ListParams{Limit: domain.Limit(101)}); !domain.IsCode(err, domain.CodeInvalid) {
 		t.Fatalf("limit 101: %v", err)
 	}
 	// Another workspace's key is invisible.

@@ -18,6 +18,8 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
 )
 
+var _ [MaxPageLimit - MaxWebhooksPerWorkspace]struct{} // fails to compile if the cap exceeds a page
+
 // Webhooks manages webhook endpoints and their deliveries. Delivery itself (signing,
 // sending, retrying) is the webhook package's Dispatcher, which enqueues deliveries in the
 // transaction of every event and sets this service's target policy and wake-up hook.
@@ -35,7 +37,8 @@ const (
 	MaxWebhookURLLength         = 2048
 	MaxWebhookDescriptionLength = 500
 	MaxWebhookEventTypes        = 100
-	// MaxWebhooksPerWorkspace bounds endpoints (every event fans out to each of them).
+	// MaxWebhooksPerWorkspace bounds endpoints (every event fans out to each of them). It
+	// is at most MaxPageLimit, so one page lists them all (checked below at compile time).
 	MaxWebhooksPerWorkspace = 100
 	webhookSecretPrefix     = "whsec_"
 	webhookSecretBytes      = 32

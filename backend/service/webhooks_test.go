@@ -122,7 +122,7 @@ func TestWebhookPagination(t *testing.T) {
 		}
 	}
 	var seen []string
-	p := domain.ListParams{Limit: 2}
+	p := domain.ListParams{Limit: domain.Limit(2)}
 	for {
 		page, err := svc.Webhooks.List(ctx, owner.Actor, p)
 		if err != nil {
@@ -160,7 +160,7 @@ func TestWebhookLimitPerWorkspace(t *testing.T) {
 	if e := domain.ErrorOf(err); e == nil || e.Code != domain.CodeInvalid || e.Reason != "webhook_limit_reached" {
 		t.Fatalf("endpoint %d: %v", service.MaxWebhooksPerWorkspace+1, err)
 	}
-	page, _ := svc.Webhooks.List(ctx, owner.Actor, domain.ListParams{Limit: service.MaxWebhooksPerWorkspace})
+	page, _ := svc.Webhooks.List(ctx, owner.Actor, domain.ListParams{Limit: domain.Limit(service.MaxWebhooksPerWorkspace)})
 	if len(page.Data) != service.MaxWebhooksPerWorkspace || page.HasMore {
 		t.Fatalf("stored %d endpoints (more: %v)", len(page.Data), page.HasMore)
 	}

@@ -149,7 +149,7 @@ func (h *harness) tryEmit(typ string, data any, instanceID *string) (domain.Even
 
 func (h *harness) deliveries(hookID string) []domain.Delivery {
 	h.t.Helper()
-	page, err := h.svc.Webhooks.Deliveries(context.Background(), h.owner.Actor, hookID, domain.ListParams{Limit: 100})
+	page, err := h.svc.Webhooks.Deliveries(context.Background(), h.owner.Actor, hookID, domain.ListParams{Limit: domain.Limit(100)})
 	if err != nil {
 		h.t.Fatal(err)
 	}
