@@ -26,6 +26,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/graph/generated"
 	"github.com/switchboard-dev/switchboard/graph/wsgorilla"
@@ -235,7 +236,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if upgrade {
 		ctx = context.WithValue(ctx, websocketKey{}, true)
-		ctx = context.WithValue(ctx, foreignOriginKey{}, h.foreignOrigin(r))
+		ctx = context.WithValue(ctx, foreignOriginKey{}, httpx.ForeignOrigin(r, h.ownOrigin))
 	} else {
 		ctx = context.WithValue(ctx, exchangeKey{}, &exchange{w: w, r: r, opts: &h.opts})
 	}
@@ -248,7 +249,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // console sees viewer.user null and signs in again).
 func (h *httpHandler) authenticate(ctx context.Context, r *http.Request) (*service.Actor, error) {
 	if auth := r.Header.Get("Authorization"); auth != "" {
-		a, err := h.authenticateKey(ctx, auth, h.foreignOrigin(r))
+		a, err := h.svc.Keys.AuthenticateBearer(ctx, auth, httpx.ForeignOrigin(r, h.ownOrigin))
 		return &a, err
 	}
 	c, err := r.Cookie(SessionCookie)
@@ -263,39 +264,6 @@ func (h *httpHandler) authenticate(ctx context.Context, r *http.Request) (*servi
 		return nil, err
 	}
 	return &a, nil
-}
-
-// authenticateKey verifies the key of an Authorization header. A wrong scheme is an
-// invalid key, as on /api/v1. As there, a browser request from a foreign origin may use
-// the key only when the key lists that origin.
-func (h *httpHandler) authenticateKey(ctx context.Context, authorization, foreignOrigin string) (service.Actor, error) {
-	scheme, secret, ok := strings.Cut(authorization, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		secret = ""
-	}
-	a, err := h.svc.Keys.Authenticate(ctx, strings.TrimSpace(secret))
-	if err != nil {
-		return service.Actor{}, err
-	}
-	if foreignOrigin != "" && !a.AllowsOrigin(foreignOrigin) {
-		return service.Actor{}, &domain.Error{Code: domain.CodeForbidden, Reason: "origin_not_allowed",
-			Message: "this API key may not be used from the origin " + foreignOrigin +
-				"; add the origin to the key's allowed origins in the console"}
-	}
-	return a, nil
-}
-
-// foreignOrigin returns the request's Origin (lower-cased, no trailing slash) when it is
-// present and is neither the request's own host nor BaseURL's origin; else "".
-func (h *httpHandler) foreignOrigin(r *http.Request) string {
-	origin := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(r.Header.Get("Origin")), "/"))
-	if origin == "" || origin == h.ownOrigin {
-		return ""
-	}
-	if u, err := url.Parse(origin); err == nil && strings.EqualFold(u.Host, r.Host) {
-		return ""
-	}
-	return origin
 }
 
 // initWebsocket authenticates a websocket connection from its connection_init payload
@@ -314,7 +282,7 @@ func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload
 	}
 	if auth := p.Authorization(); auth != "" {
 		origin, _ := ctx.Value(foreignOriginKey{}).(string)
-		a, err := h.authenticateKey(ctx, auth, origin)
+		a, err := h.svc.Keys.AuthenticateBearer(ctx, auth, origin)
 		if err != nil {
 			return refuse(err)
 		}

@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -143,4 +145,18 @@ func ClientIP(r *http.Request) string {
 		host = host[1 : len(host)-1]
 	}
 	return host
+}
+
+// ForeignOrigin returns the request's browser Origin (lower-case, without a trailing slash)
+// when it names another site: not ownOrigin (the service's public origin) and not the host
+// the request was sent to. It returns "" for non-browser calls and the service's own pages.
+func ForeignOrigin(r *http.Request, ownOrigin string) string {
+	origin := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(r.Header.Get("Origin")), "/"))
+	if origin == "" || origin == strings.ToLower(ownOrigin) {
+		return ""
+	}
+	if u, err := url.Parse(origin); err == nil && strings.EqualFold(u.Host, r.Host) {
+		return ""
+	}
+	return origin
 }

@@ -2,9 +2,8 @@ package rest
 
 import (
 	"net/http"
-	"strings"
 
-	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
 )
 
@@ -42,48 +41,18 @@ func (a *api) cors(next http.Handler) http.Handler {
 	})
 }
 
-// authenticate turns the Bearer key into the request's actor, then applies the origin
-// rule: a browser request from another site is served only if the key lists that origin
-// (or "*"). The service's own origin (the console) is always allowed.
+// authenticate turns the Bearer key into the request's actor. The service applies the
+// origin rule: a browser request from another site is served only if the key lists that
+// origin (or "*"); the service's own origin (the console) is always allowed.
 func (a *api) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		header := r.Header.Get("Authorization")
-		if header == "" {
-			a.error(w, r, service.MissingKeyError())
-			return
-		}
-		secret, ok := bearer(header)
-		if !ok {
-			secret = "" // a wrong scheme is an invalid key: the service says so
-		}
-		actor, err := a.svc.Keys.Authenticate(r.Context(), secret)
+		actor, err := a.svc.Keys.AuthenticateBearer(r.Context(), r.Header.Get("Authorization"), httpx.ForeignOrigin(r, a.ownOrigin))
 		if err != nil {
 			a.error(w, r, err)
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" && !a.originAllowed(actor, origin) {
-			a.error(w, r, &domain.Error{Code: domain.CodeForbidden, Reason: "origin_not_allowed", Param: "Origin",
-				Message: "this API key may not be used from the origin " + truncate(origin, 100) +
-					"; add the origin to the key's allowed origins in the console"})
-			return
-		}
 		next.ServeHTTP(w, r.WithContext(service.WithActor(r.Context(), actor)))
 	})
-}
-
-func (a *api) originAllowed(actor service.Actor, origin string) bool {
-	o := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(origin), "/"))
-	return (a.ownOrigin != "" && o == a.ownOrigin) || actor.AllowsOrigin(o)
-}
-
-// bearer returns the token of an "Authorization: Bearer <token>" header.
-func bearer(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
 }
 
 // limitBody refuses bodies over the limit: at once when Content-Length says so, else when
