@@ -4,6 +4,7 @@ package httpx
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -43,11 +44,13 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// StatusRecorder remembers the status and size a handler wrote.
+// StatusRecorder remembers the status and size a handler wrote, and keeps a copy of the
+// body when Body is set.
 type StatusRecorder struct {
 	http.ResponseWriter
 	Status int
 	Bytes  int
+	Body   *bytes.Buffer
 }
 
 func (s *StatusRecorder) WriteHeader(code int) {
@@ -63,6 +66,9 @@ func (s *StatusRecorder) Write(b []byte) (int, error) {
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.Bytes += n
+	if s.Body != nil {
+		s.Body.Write(b[:n])
+	}
 	return n, err
 }
 

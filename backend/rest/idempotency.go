@@ -47,7 +47,7 @@ func (a *api) idempotent(next http.Handler) http.Handler {
 			return
 		}
 
-		rec := &recorder{ResponseWriter: w}
+		rec := &httpx.StatusRecorder{ResponseWriter: w, Body: &bytes.Buffer{}}
 		finished := false
 		defer func() {
 			// Runs even if the handler panics (the claim is released, then the panic goes on
@@ -55,8 +55,8 @@ func (a *api) idempotent(next http.Handler) http.Handler {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			var err error
-			if finished && rec.status < 500 {
-				err = a.svc.Idempotency.Finish(ctx, who, key, rec.status, rec.Header().Get("Content-Type"), rec.body.Bytes())
+			if finished && rec.Status < 500 {
+				err = a.svc.Idempotency.Finish(ctx, who, key, rec.Status, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 			} else {
 				err = a.svc.Idempotency.Abandon(ctx, who, key)
 			}
@@ -65,33 +65,9 @@ func (a *api) idempotent(next http.Handler) http.Handler {
 			}
 		}()
 		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
+		if rec.Status == 0 {
+			rec.Status = http.StatusOK
 		}
 		finished = true
 	})
 }
-
-// recorder passes a response through while keeping a copy of its status and body.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	r.body.Write(b)
-	return r.ResponseWriter.Write(b)
-}
-
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
