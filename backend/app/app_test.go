@@ -29,8 +29,20 @@ func newAppLogging(t *testing.T, dbURL string, logs io.Writer) (*app.App, *httpt
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newAppWithLogger(t, dbURL, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+}
+
+func newAppWith(t *testing.T, dbURL string, cfg app.Config) (*app.App, *httptest.Server) {
+	t.Helper()
+	return newAppWithLogger(t, dbURL, cfg, discard())
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newAppWithLogger(t *testing.T, dbURL string, cfg app.Config, log *slog.Logger) (*app.App, *httptest.Server) {
+	t.Helper()
 	cfg.DatabaseURL = dbURL
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	a, err := app.New(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
