@@ -33,6 +33,17 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, workspaceID, typ str
 	}
 	e := domain.Event{ID: domain.NewID(domain.PrefixEvent), Type: typ, WorkspaceID: workspaceID,
 		InstanceID: instanceID, Data: raw, Timestamp: s.cfg.Clock.Now()}
+	// Every event must fit a webhook payload, so it is refused here, at the source, with the
+	// change that caused it (the envelope adds well under 1 KB to the data).
+	if len(raw) > domain.MaxEventPayload-1024 {
+		body, err := e.MarshalJSON()
+		if err != nil {
+			return e, domain.Internal(err)
+		}
+		if err := CheckEventSize(len(body)); err != nil {
+			return e, err
+		}
+	}
 	if err := tx.InsertEvent(ctx, e); err != nil {
 		return e, err
 	}

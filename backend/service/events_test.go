@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -224,5 +225,25 @@ func TestSubscriptionEndsWithItsCredential(t *testing.T) {
 				t.Fatalf("subscribe with the signed-out session: %v", err)
 			}
 		})
+	}
+}
+
+// Every event must fit a webhook payload, dispatcher or not: a larger one fails the change
+// that would record it, and nothing is stored.
+func TestOversizedEventRefusedAtTheSource(t *testing.T) {
+	ctx := context.Background()
+	svc, st := servicetest.New(t, store.SQLite, service.Config{})
+	owner := servicetest.NewOwner(t, svc)
+	big := map[string]string{"blob": strings.Repeat("a", domain.MaxEventPayload)}
+	err := st.Tx(ctx, func(tx *store.Tx) error {
+		_, err := svc.Record(ctx, tx, owner.Workspace.ID, domain.EventAPIKeyCreated, nil, big)
+		return err
+	})
+	if reason(err) != "payload_too_large" {
+		t.Fatalf("oversized event: %v", err)
+	}
+	page, _ := svc.Events.List(ctx, owner.Actor, domain.EventFilter{Types: []string{domain.EventAPIKeyCreated}}, domain.ListParams{})
+	if len(page.Data) != 0 {
+		t.Fatal("the oversized event was stored")
 	}
 }

@@ -223,15 +223,6 @@ func (d *Dispatcher) InFlight() int {
 
 // enqueue is the event sink: it runs in the transaction that records e.
 func (d *Dispatcher) enqueue(ctx context.Context, tx *store.Tx, e domain.Event) error {
-	if len(e.Data) > domain.MaxEventPayload-1024 { // only then is the exact size worth computing
-		body, err := e.MarshalJSON()
-		if err != nil {
-			return domain.Internal(err)
-		}
-		if err := service.CheckEventSize(len(body)); err != nil {
-			return err
-		}
-	}
 	hooks, err := tx.EnabledWebhooks(ctx, e.WorkspaceID)
 	if err != nil {
 		return err
