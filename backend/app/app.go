@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/httpx"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/web"
 	"github.com/switchboard-dev/switchboard/backend/webhook"
+	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
 	"github.com/switchboard-dev/switchboard/graph"
 )
 
@@ -24,7 +26,8 @@ type App struct {
 	Config     Config
 	Store      *store.Store
 	Service    *service.Service
-	Dispatcher *webhook.Dispatcher
+	Jobs       *jobs.Engine
+	Webhooks   *webhook.Sender
 	Handler    http.Handler
 	log        *slog.Logger
 }
@@ -46,19 +49,27 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if cfg.SecretsKey == "" {
 		log.Warn("SWITCHBOARD_SECRETS_KEY is not set: webhook signing secrets are stored unencrypted")
 	}
-	svc := service.New(st, service.Config{Logger: log, Models: models, SecretsKey: []byte(cfg.SecretsKey)})
+	policy, err := ssrf.NewPolicy(cfg.WebhookAllowList)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("webhook allow-list: %w", err)
+	}
+	svc := service.New(st, service.Config{Logger: log, Models: models, SecretsKey: []byte(cfg.SecretsKey), TargetPolicy: policy})
 	if err := svc.Start(ctx); err != nil {
 		st.Close()
 		return nil, err
 	}
-	disp := webhook.NewDispatcher(svc, webhook.Config{AllowList: cfg.WebhookAllowList, LeaseDuration: cfg.WebhookLease,
-		Workers: cfg.WebhookWorkers, Logger: log})
-	if err := disp.Start(ctx); err != nil {
+	// Background work: one job engine, each kind registered here.
+	engine := jobs.New(st, jobs.Config{Logger: log, Lease: cfg.WebhookLease})
+	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers, Logger: log})
+	engine.Register(sender.Kind())
+	if err := engine.Start(ctx); err != nil {
 		svc.Close()
 		st.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, Store: st, Service: svc, Dispatcher: disp, log: log}
+	sender.Start(ctx)
+	a := &App{Config: cfg, Store: st, Service: svc, Jobs: engine, Webhooks: sender, log: log}
 	a.Handler = a.routes()
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
@@ -66,7 +77,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 // Close stops background work, flushes buffered writes and closes the database.
 func (a *App) Close() {
-	a.Dispatcher.Close()
+	a.Jobs.Close()
+	a.Webhooks.Close()
 	a.Service.Close()
 	a.Store.Close()
 }

@@ -25,6 +25,7 @@ const (
 	PrefixSubscript = "sub_"
 	PrefixEvent     = "evt_"
 	PrefixRequest   = "req_"
+	PrefixJob       = "job_"
 )
 
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"

@@ -179,3 +179,17 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// Reasons for disabling an endpoint automatically.
+const (
+	WebhookDisabledGone    = "The endpoint answered 410 Gone."
+	WebhookDisabledFailing = "The endpoint failed for 5 days without a successful delivery."
+)
+
+// JobWebhookDelivery is the job kind that sends one webhook delivery; the job's id is the
+// delivery's.
+const JobWebhookDelivery = "webhook.delivery"
+
+// WebhookConcurrencyKey is the job concurrency key of an endpoint's deliveries: at most a
+// few are in flight to one endpoint at once, across every replica.
+func WebhookConcurrencyKey(webhookID string) string { return "webhook:" + webhookID }

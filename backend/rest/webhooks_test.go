@@ -47,9 +47,9 @@ func TestWebhooksJourney(t *testing.T) {
 
 		// PATCH changes what is sent and keeps the rest.
 		inst := "inst_01jr8c4a9fz3x1w7v5t3r1p9n7"
-		upd := e.do("PATCH", "/api/v1/webhooks/"+id, secret, map[string]any{"event_types": []string{"*"}, "instance_id": inst}).
+		upd := e.do("PATCH", "/api/v1/webhooks/"+id, secret, map[string]any{"event_types": []string{"api_key.revoked"}, "instance_id": inst}).
 			want(t, http.StatusOK).json(t)
-		if upd["url"] != newHook["url"] || upd["instance_id"] != inst || upd["event_types"].([]any)[0] != "*" {
+		if upd["url"] != newHook["url"] || upd["instance_id"] != inst || upd["event_types"].([]any)[0] != "api_key.revoked" {
 			t.Errorf("patched: %v", upd)
 		}
 		upd = e.do("PATCH", "/api/v1/webhooks/"+id, secret, `{"instance_id": null, "enabled": false}`).want(t, http.StatusOK).json(t)

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/events"
 	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
 )
 
 // Config tunes the service; zero values take the defaults.
@@ -35,6 +36,9 @@ type Config struct {
 	// SecretsKey encrypts stored webhook signing secrets (AES-256-GCM under a key derived
 	// from it); empty stores them as is. Any high-entropy string works; keep it stable.
 	SecretsKey []byte
+	// TargetPolicy decides which webhook URLs may be registered (the operator's SSRF
+	// allow-list; the sender dials with the same policy). Default: public addresses only.
+	TargetPolicy *ssrf.Policy
 }
 
 func (c *Config) defaults() {
@@ -85,7 +89,6 @@ type Service struct {
 	bus   *events.Bus
 	log   *slog.Logger
 
-	// sinks run inside the transaction of every recorded event (webhook delivery enqueueing).
 	revocations revocations
 	box         secretBox // encrypts secrets at rest when the operator configured a key
 
@@ -117,7 +120,8 @@ func New(st *store.Store, cfg Config) *Service {
 	s.Events = &Events{s: s}
 	s.Idempotency = &Idempotency{s: s}
 	s.Webhooks = newWebhooks(s)
-	st.OnNotify(s.handleNotify)
+	st.Handle(channelEvents, s.Events.deliver)
+	st.Handle(channelInvalidate, s.invalidate)
 	return s
 }
 
@@ -125,7 +129,7 @@ func New(st *store.Store, cfg Config) *Service {
 // until ctx ends or Close is called.
 func (s *Service) Start(ctx context.Context) error {
 	ctx, s.cancel = context.WithCancel(ctx)
-	if err := s.store.Listen(ctx, s.log, s.Keys.purgeAll, channelEvents, channelInvalidate); err != nil {
+	if err := s.store.Listen(ctx, s.log, s.Keys.purgeAll); err != nil {
 		return err
 	}
 	s.every(ctx, s.cfg.LastUsedFlush, s.Keys.flushLastUsed)
@@ -194,14 +198,5 @@ func (s *Service) cleanup(ctx context.Context) {
 	}
 	if err := s.store.DeleteIdempotencyKeysBefore(ctx, now.Add(-IdempotencyWindow)); err != nil {
 		s.log.Error("delete old idempotency keys", "err", err)
-	}
-}
-
-func (s *Service) handleNotify(channel, payload string) {
-	switch channel {
-	case channelEvents:
-		s.Events.deliver(payload)
-	case channelInvalidate:
-		s.invalidate(payload)
 	}
 }

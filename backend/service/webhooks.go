@@ -9,27 +9,24 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
 )
 
 var _ [MaxPageLimit - MaxWebhooksPerWorkspace]struct{} // fails to compile if the cap exceeds a page
 
-// Webhooks manages webhook endpoints and their deliveries. Delivery itself (signing,
-// sending, retrying) is the webhook package's Dispatcher, which enqueues deliveries in the
-// transaction of every event and sets this service's target policy and wake-up hook.
+// Webhooks manages webhook endpoints and their deliveries. Every recorded event enqueues one
+// delivery per subscribed endpoint in its own transaction (a webhook.delivery job each);
+// sending them is the webhook package's job handler, registered by the composition root.
 type Webhooks struct {
-	s   *Service
-	box secretBox
-
-	mu        sync.RWMutex
-	policy    *ssrf.Policy
-	onEnqueue func()
+	s      *Service
+	box    secretBox
+	policy *ssrf.Policy
 }
 
 // Input limits for webhook endpoints.
@@ -45,32 +42,80 @@ const (
 )
 
 func newWebhooks(s *Service) *Webhooks {
-	return &Webhooks{s: s, box: s.box, policy: ssrf.MustPolicy()}
-}
-
-// SetTargetPolicy sets the SSRF policy (the operator's allow-list) that registration checks
-// use. The Dispatcher sets it from its configuration; the default allows no exceptions.
-func (w *Webhooks) SetTargetPolicy(p *ssrf.Policy) {
-	w.mu.Lock()
-	w.policy = p
-	w.mu.Unlock()
-}
-
-// OnEnqueue sets a function called after a test or retry has been queued (the Dispatcher's
-// wake-up), so it is attempted at once rather than at the next poll.
-func (w *Webhooks) OnEnqueue(fn func()) {
-	w.mu.Lock()
-	w.onEnqueue = fn
-	w.mu.Unlock()
-}
-
-func (w *Webhooks) wake() {
-	w.mu.RLock()
-	fn := w.onEnqueue
-	w.mu.RUnlock()
-	if fn != nil {
-		fn()
+	w := &Webhooks{s: s, box: s.box, policy: s.cfg.TargetPolicy}
+	if w.policy == nil {
+		w.policy = ssrf.MustPolicy()
 	}
+	s.AddEventSink(w.enqueue)
+	return w
+}
+
+// enqueue is an event sink: in the transaction that records e, it queues one delivery per
+// enabled endpoint of the workspace that subscribes to it.
+func (w *Webhooks) enqueue(ctx context.Context, tx *store.Tx, e domain.Event) error {
+	hooks, err := tx.EnabledWebhooks(ctx, e.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	now := w.s.cfg.Clock.Now()
+	var ds []store.NewDelivery
+	for _, h := range hooks {
+		if h.Subscribed(e) {
+			ds = append(ds, store.NewDelivery{ID: domain.NewID(domain.PrefixDelivery), WebhookID: h.ID,
+				WorkspaceID: e.WorkspaceID, EventID: e.ID, EventType: e.Type,
+				MaxAttempts: len(domain.WebhookRetrySchedule), DueAt: now, CreatedAt: now})
+		}
+	}
+	return insertDeliveries(ctx, tx, now, ds...)
+}
+
+// insertDeliveries stores deliveries and their jobs (the job's id is the delivery's).
+func insertDeliveries(ctx context.Context, tx *store.Tx, now time.Time, ds ...store.NewDelivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	if err := tx.InsertDeliveries(ctx, ds); err != nil {
+		return err
+	}
+	js := make([]jobs.NewJob, len(ds))
+	for i, d := range ds {
+		js[i] = deliveryJob(d.ID, d.WebhookID, d.DueAt, 0, d.MaxAttempts)
+	}
+	return jobs.Enqueue(ctx, tx, now, js...)
+}
+
+func deliveryJob(id, webhookID string, due time.Time, attempts, maxAttempts int) jobs.NewJob {
+	return jobs.NewJob{ID: id, Kind: domain.JobWebhookDelivery, Payload: "{}", RunAt: due, Attempts: attempts,
+		MaxAttempts: maxAttempts, ConcurrencyKey: domain.WebhookConcurrencyKey(webhookID)}
+}
+
+// Disable turns an endpoint off in tx because deliveries to it fail (reason says how),
+// fails its queued deliveries and records webhook.disabled. An endpoint already disabled
+// is left as it is.
+func (w *Webhooks) Disable(ctx context.Context, tx *store.Tx, workspaceID, id, reason string, now time.Time) error {
+	changed, err := tx.DisableWebhook(ctx, id, reason, now)
+	if err != nil || !changed {
+		return err
+	}
+	if err := failQueued(ctx, tx, id); err != nil {
+		return err
+	}
+	h, err := tx.Webhook(ctx, workspaceID, id)
+	if err != nil {
+		return err
+	}
+	w.s.log.Info("webhook endpoint disabled", "webhook_id", id, "reason", reason)
+	_, err = w.s.record(ctx, tx, workspaceID, domain.EventWebhookDisabled, nil, h.Object())
+	return err
+}
+
+// failQueued fails an endpoint's deliveries that are waiting (not being attempted).
+func failQueued(ctx context.Context, tx *store.Tx, webhookID string) error {
+	ids, err := tx.CancelQueuedJobs(ctx, domain.JobWebhookDelivery, domain.WebhookConcurrencyKey(webhookID))
+	if err != nil {
+		return err
+	}
+	return tx.FailDeliveries(ctx, ids)
 }
 
 // CreateWebhookInput is a new endpoint. Enabled defaults to true.
@@ -233,7 +278,7 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 			return err
 		}
 		if disabling {
-			if err := tx.FailPendingDeliveries(ctx, hook.ID, now); err != nil {
+			if err := failQueued(ctx, tx, hook.ID); err != nil {
 				return err
 			}
 		}
@@ -256,6 +301,9 @@ func (w *Webhooks) Delete(ctx context.Context, a Actor, id string) error {
 	return w.s.store.Tx(ctx, func(tx *store.Tx) error {
 		hook, err := tx.Webhook(ctx, wsID, id)
 		if err != nil {
+			return err
+		}
+		if _, err := tx.CancelQueuedJobs(ctx, domain.JobWebhookDelivery, domain.WebhookConcurrencyKey(id)); err != nil {
 			return err
 		}
 		if err := tx.DeleteWebhook(ctx, wsID, id); err != nil {
@@ -332,6 +380,9 @@ func (w *Webhooks) Delivery(ctx context.Context, a Actor, webhookID, deliveryID 
 	return w.s.store.Delivery(ctx, wsID, webhookID, deliveryID)
 }
 
+var errDeliveryInProgress = &domain.Error{Code: domain.CodeConflict, Reason: "delivery_in_progress",
+	Message: "this delivery is being attempted right now; try again in a moment"}
+
 var errWebhookDisabled = &domain.Error{Code: domain.CodeConflict, Reason: "webhook_disabled",
 	Message: "the webhook endpoint is disabled; enable it first"}
 
@@ -352,7 +403,20 @@ func (w *Webhooks) Retry(ctx context.Context, a Actor, webhookID, deliveryID str
 		if !hook.Enabled {
 			return errWebhookDisabled
 		}
-		if _, err := tx.Delivery(ctx, wsID, webhookID, deliveryID); err != nil {
+		prev, err := tx.Delivery(ctx, wsID, webhookID, deliveryID)
+		if err != nil {
+			return err
+		}
+		attempts := len(prev.Attempts)
+		fresh := deliveryJob(deliveryID, webhookID, now, attempts, attempts+1)
+		fresh.CreatedAt = now
+		if err := tx.RequeueJob(ctx, deliveryID, 1, now, fresh); err != nil {
+			if domain.IsCode(err, domain.CodeConflict) {
+				return errDeliveryInProgress
+			}
+			return err
+		}
+		if err := tx.Notify(ctx, jobs.ChannelJobs, domain.JobWebhookDelivery); err != nil {
 			return err
 		}
 		if err := tx.RequeueDelivery(ctx, deliveryID, now); err != nil {
@@ -364,7 +428,6 @@ func (w *Webhooks) Retry(ctx context.Context, a Actor, webhookID, deliveryID str
 	if err != nil {
 		return domain.Delivery{}, err
 	}
-	w.wake()
 	return d, nil
 }
 
@@ -416,10 +479,9 @@ func (w *Webhooks) Test(ctx context.Context, a Actor, webhookID, eventType strin
 	nd := store.NewDelivery{ID: domain.NewID(domain.PrefixDelivery), WebhookID: hook.ID, WorkspaceID: wsID,
 		EventID: e.ID, EventType: e.Type, Payload: &payload, MaxAttempts: len(domain.WebhookRetrySchedule),
 		DueAt: now, CreatedAt: now}
-	if err := w.s.store.InsertDeliveries(ctx, []store.NewDelivery{nd}); err != nil {
+	if err := w.s.store.Tx(ctx, func(tx *store.Tx) error { return insertDeliveries(ctx, tx, now, nd) }); err != nil {
 		return domain.Delivery{}, err
 	}
-	w.wake()
 	due := now
 	return domain.Delivery{ID: nd.ID, WebhookID: hook.ID, WorkspaceID: wsID, EventID: e.ID, EventType: e.Type,
 		Status: domain.DeliveryPending, Attempts: []domain.DeliveryAttempt{}, NextAttemptAt: &due, CreatedAt: now}, nil
@@ -473,10 +535,7 @@ func (w *Webhooks) validateURL(raw string) (string, error) {
 	if u.Fragment != "" {
 		return "", domain.Invalid("url", "url must not contain a fragment (#...)")
 	}
-	w.mu.RLock()
-	policy := w.policy
-	w.mu.RUnlock()
-	if err := policy.CheckURL(u); err != nil {
+	if err := w.policy.CheckURL(u); err != nil {
 		return "", domain.Invalid("url", "url targets a non-public address (%s); webhooks are sent only to public addresses unless the operator allow-lists the host", reasonOf(err))
 	}
 	return s, nil
@@ -568,15 +627,9 @@ func init() {
 		return sampleHook(now, true, "").Object()
 	})
 	RegisterEventType(domain.EventWebhookDisabled, "A webhook endpoint was disabled automatically: it answered 410 Gone, or failed for 5 days without a success.", func(now time.Time) any {
-		return sampleHook(now, false, DisabledGone).Object()
+		return sampleHook(now, false, domain.WebhookDisabledGone).Object()
 	})
 	RegisterEventType(domain.EventWebhookTest, "A test event, sent only to the endpoint being tested (POST /webhooks/{id}/test); its data is the endpoint.", func(now time.Time) any {
 		return sampleHook(now, true, "").Object()
 	})
 }
-
-// Reasons for disabling an endpoint automatically.
-const (
-	DisabledGone    = "The endpoint answered 410 Gone."
-	DisabledFailing = "The endpoint failed for 5 days without a successful delivery."
-)

@@ -172,7 +172,7 @@ func TestWebhookLimitPerWorkspace(t *testing.T) {
 }
 
 func TestWebhookValidation(t *testing.T) {
-	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	svc, st := servicetest.New(t, store.SQLite, service.Config{})
 	owner := servicetest.NewOwner(t, svc)
 	ctx := context.Background()
 	all := []string{"*"}
@@ -213,7 +213,7 @@ func TestWebhookValidation(t *testing.T) {
 	}
 
 	// The operator's allow-list admits chosen local targets.
-	svc.Webhooks.SetTargetPolicy(ssrf.MustPolicy("127.0.0.1", "n8n.internal", "10.9.0.0/16"))
+	svc = servicetest.NewOn(t, st, service.Config{TargetPolicy: ssrf.MustPolicy("127.0.0.1", "n8n.internal", "10.9.0.0/16")})
 	for _, u := range []string{"http://127.0.0.1:5678/webhook", "http://n8n.internal:5678/x", "http://10.9.1.1/"} {
 		if _, _, err := svc.Webhooks.Create(ctx, owner.Actor, service.CreateWebhookInput{URL: u, EventTypes: all}); err != nil {
 			t.Errorf("allow-listed %s: %v", u, err)

@@ -8,11 +8,11 @@ import (
 	"github.com/lib/pq"
 )
 
-// Listen delivers PostgreSQL notifications on channels to the OnNotify function until ctx
+// Listen delivers PostgreSQL notifications to the handlers registered with Handle until ctx
 // ends, reconnecting as needed. onReconnect runs after a lost connection is re-established
 // (notifications sent meanwhile are lost; callers resynchronise from the tables). For SQLite
 // it does nothing: notifications are delivered in process after commit.
-func (s *Store) Listen(ctx context.Context, log *slog.Logger, onReconnect func(), channels ...string) error {
+func (s *Store) Listen(ctx context.Context, log *slog.Logger, onReconnect func()) error {
 	if s.dialect != Postgres {
 		return nil
 	}
@@ -27,14 +27,23 @@ func (s *Store) Listen(ctx context.Context, log *slog.Logger, onReconnect func()
 			}
 		}
 	})
-	for _, ch := range channels {
+	s.notifyMu.Lock()
+	for ch := range s.handlers {
 		if err := l.Listen(ch); err != nil {
+			s.notifyMu.Unlock()
 			l.Close()
 			return err
 		}
 	}
+	s.listener = l
+	s.notifyMu.Unlock()
 	go func() {
-		defer l.Close()
+		defer func() {
+			s.notifyMu.Lock()
+			s.listener = nil
+			s.notifyMu.Unlock()
+			l.Close()
+		}()
 		ping := time.NewTicker(30 * time.Second)
 		defer ping.Stop()
 		for {

@@ -48,10 +48,11 @@ type Store struct {
 	// (a cached API key) costs none.
 	queries atomic.Int64
 
-	// notify delivers notifications (see Tx.Notify). SQLite calls it after commit in
-	// process; PostgreSQL receives them through LISTEN on every replica.
+	// handlers receive notifications (see Tx.Notify) by channel. SQLite calls them after
+	// commit in process; PostgreSQL receives them through LISTEN on every replica.
 	notifyMu sync.RWMutex
-	notifyFn func(channel, payload string)
+	handlers map[string][]func(payload string)
+	listener *pq.Listener // set while Listen runs (PostgreSQL)
 }
 
 // Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path (or a
@@ -135,21 +136,29 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// OnNotify sets the function that receives notifications sent with Tx.Notify. For SQLite it
-// is called after commit in this process; for PostgreSQL the caller wires a LISTEN
-// connection (see Listen) to it.
-func (s *Store) OnNotify(fn func(channel, payload string)) {
+// Handle registers fn to receive the notifications sent on channel with Tx.Notify. For
+// SQLite it is called after commit in this process; for PostgreSQL through the LISTEN
+// connection of Listen (a channel registered while it runs is listened to at once).
+// Several parts of the process may handle the same channel.
+func (s *Store) Handle(channel string, fn func(payload string)) {
 	s.notifyMu.Lock()
-	s.notifyFn = fn
-	s.notifyMu.Unlock()
+	defer s.notifyMu.Unlock()
+	if s.handlers == nil {
+		s.handlers = map[string][]func(string){}
+	}
+	_, known := s.handlers[channel]
+	s.handlers[channel] = append(s.handlers[channel], fn)
+	if !known && s.listener != nil {
+		_ = s.listener.Listen(channel)
+	}
 }
 
 func (s *Store) deliver(channel, payload string) {
 	s.notifyMu.RLock()
-	fn := s.notifyFn
+	fns := s.handlers[channel]
 	s.notifyMu.RUnlock()
-	if fn != nil {
-		fn(channel, payload)
+	for _, fn := range fns {
+		fn(payload)
 	}
 }
 

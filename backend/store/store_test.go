@@ -67,7 +67,7 @@ func TestTransactionRollsBackEverything(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		notified := 0
-		s.OnNotify(func(string, string) { notified++ })
+		s.Handle("sb_test", func(string) { notified++ })
 		u := domain.User{ID: domain.NewID(domain.PrefixUser), Email: "rb@example.com", Name: "x", PasswordHash: "h", CreatedAt: t0}
 		err := s.Tx(ctx, func(tx *store.Tx) error {
 			if err := tx.CreateUser(ctx, u); err != nil {

@@ -8,42 +8,52 @@ import (
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
 )
 
 // Benchmarks of delivery on PostgreSQL, each beside a baseline in the same run. Run them
 // (see docs/benchmarks.md) with:
 //
-//	go test ./webhook -run '^$' -bench 'Throughput|Baseline' -benchtime 5000x
+//	go test ./webhook -run '^$' -bench 'Throughput|Baseline' -benchtime 20000x
 //	go test ./webhook -run '^$' -bench Latency -benchtime 1x
 //
-// BenchmarkDeliveryLatency runs one steady 200 events/s run of SB_BENCH_DURATION (default
-// 10s) per iteration; run it with -benchtime 1x.
+// BenchmarkDeliveryLatency runs one steady run of SB_BENCH_DURATION (default 10s) at
+// SB_BENCH_RATE events/s (default 500) per iteration; run it with -benchtime 1x.
 
 type benchEnv struct {
 	svc   *service.Service
 	st    *store.Store
 	owner servicetest.Owner
-	disp  *Dispatcher
+	node  *node
 }
 
-func newBenchEnv(b *testing.B, url string) *benchEnv {
+// newBenchEnv is a service with a sender on an engine with the production defaults, and
+// one endpoint per URL subscribed to api_key.created.
+func newBenchEnv(b *testing.B, urls ...string) *benchEnv {
 	b.Helper()
-	svc, st := servicetest.New(b, store.Postgres, service.Config{})
+	svc, st := servicetest.New(b, store.Postgres, service.Config{TargetPolicy: ssrf.MustPolicy("127.0.0.1")})
 	env := &benchEnv{svc: svc, st: st, owner: servicetest.NewOwner(b, svc)}
-	env.disp = NewDispatcher(svc, Config{AllowList: []string{"127.0.0.1"}, Logger: quietLogger()})
-	b.Cleanup(env.disp.Close)
-	if _, _, err := svc.Webhooks.Create(context.Background(), env.owner.Actor, service.CreateWebhookInput{
-		URL: url, EventTypes: []string{domain.EventAPIKeyCreated}}); err != nil {
-		b.Fatal(err)
+	engine := jobs.New(st, jobs.Config{Logger: quietLogger()})
+	sender := New(st, svc.Webhooks, Config{Policy: ssrf.MustPolicy("127.0.0.1"), Logger: quietLogger(), Workers: DefaultWorkers})
+	engine.Register(sender.Kind())
+	env.node = &node{engine: engine, sender: sender}
+	b.Cleanup(env.node.Close)
+	for _, u := range urls {
+		if _, _, err := svc.Webhooks.Create(context.Background(), env.owner.Actor, service.CreateWebhookInput{
+			URL: u, EventTypes: []string{domain.EventAPIKeyCreated}}); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return env
 }
@@ -89,26 +99,40 @@ func newCountingReceiver(want int) *countingReceiver {
 	return rc
 }
 
-// BenchmarkDeliveryThroughput: b.N events are enqueued, then the dispatcher drains them to
-// a local receiver. Reports deliveries per second.
+// BenchmarkDeliveryThroughput: a backlog of b.N deliveries spread over 1 or 10 endpoints
+// (each its own local receiver answering 204) is drained with the production defaults.
+// Reports deliveries per second.
 func BenchmarkDeliveryThroughput(b *testing.B) {
-	rc := newCountingReceiver(b.N)
-	defer rc.Close()
-	env := newBenchEnv(b, rc.URL)
-	for i := range b.N {
-		env.emit(b, i)
+	for _, endpoints := range []int{1, 10} {
+		b.Run("endpoints="+strconv.Itoa(endpoints), func(b *testing.B) {
+			events := max(1, b.N/endpoints)
+			var rcs []*countingReceiver
+			var urls []string
+			for range endpoints {
+				rc := newCountingReceiver(events)
+				defer rc.Close()
+				rcs = append(rcs, rc)
+				urls = append(urls, rc.URL)
+			}
+			env := newBenchEnv(b, urls...)
+			for i := range events {
+				env.emit(b, i)
+			}
+			b.ResetTimer()
+			start := time.Now()
+			if err := env.node.Start(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			for _, rc := range rcs {
+				select {
+				case <-rc.all:
+				case <-time.After(5 * time.Minute):
+					b.Fatalf("only %d of %d deliveries", rc.n.Load(), events)
+				}
+			}
+			b.ReportMetric(float64(events*endpoints)/time.Since(start).Seconds(), "deliveries/s")
+		})
 	}
-	b.ResetTimer()
-	start := time.Now()
-	if err := env.disp.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	select {
-	case <-rc.all:
-	case <-time.After(5 * time.Minute):
-		b.Fatalf("only %d of %d deliveries", rc.n.Load(), b.N)
-	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "deliveries/s")
 }
 
 // BenchmarkBaselinePost is the same number of POSTs of an event-sized body by a bare
@@ -141,20 +165,23 @@ func BenchmarkBaselinePost(b *testing.B) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "deliveries/s")
 }
 
-// BenchmarkDeliveryLatency records events at a steady 200/s and measures the time from the
+// BenchmarkDeliveryLatency records events at a steady rate (default 500/s) and measures the time from the
 // start of each event's transaction to its arrival at the receiver (p50, p99, max), and
 // from the commit of that transaction (commit-p50, commit-p99): the dispatcher's own share.
 func BenchmarkDeliveryLatency(b *testing.B) {
-	const rate = 200
+	rate := 500
+	if v, err := strconv.Atoi(os.Getenv("SB_BENCH_RATE")); err == nil && v > 0 {
+		rate = v
+	}
 	duration := 10 * time.Second
 	if v, err := time.ParseDuration(os.Getenv("SB_BENCH_DURATION")); err == nil {
 		duration = v
 	}
-	total := int(duration.Seconds() * rate)
+	total := int(duration.Seconds() * float64(rate))
 	rc := newCountingReceiver(total)
 	defer rc.Close()
 	env := newBenchEnv(b, rc.URL)
-	if err := env.disp.Start(context.Background()); err != nil {
+	if err := env.node.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
@@ -162,7 +189,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 		var mu sync.Mutex
 		started := make(map[string][2]time.Time, total) // transaction start, commit
 		var wg sync.WaitGroup
-		tick := time.NewTicker(time.Second / rate)
+		tick := time.NewTicker(time.Second / time.Duration(rate))
 		for i := range total {
 			<-tick.C
 			wg.Add(1)

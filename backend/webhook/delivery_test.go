@@ -14,7 +14,6 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
-	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
 )
 
 // A delivery is signed per Standard Webhooks: the reference library verifies it, the
@@ -22,7 +21,7 @@ import (
 func TestDeliverySignedAndVerifiable(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{})
+			h := newHarness(t, d, opts{})
 			bigBody := strings.Repeat("x", 3000)
 			rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
 				w.WriteHeader(http.StatusOK)
@@ -84,7 +83,7 @@ func TestDeliverySignedAndVerifiable(t *testing.T) {
 
 // After a rotation both secrets sign for 24 hours; then only the new one.
 func TestRotationSignsWithBothSecrets(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{})
+	h := newHarness(t, store.SQLite, opts{})
 	rc := newReceiver(t, status(204))
 	hook, oldSecret := h.hook(rc.URL, domain.EventAPIKeyCreated)
 	h.start()
@@ -123,7 +122,7 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 func TestRetrySchedule(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{})
+			h := newHarness(t, d, opts{})
 			rc := newReceiver(t, status(500))
 			hook, _ := h.hook(rc.URL, domain.EventAPIKeyCreated)
 			h.emit("", nil, nil)
@@ -173,27 +172,21 @@ func TestRetrySchedule(t *testing.T) {
 	}
 }
 
-func TestRetryJitter(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i, base := range domain.WebhookRetrySchedule[1:] {
-		lo, _ := NextAttempt(i+1, 8, now, 0, func() float64 { return 0 })
-		hi, _ := NextAttempt(i+1, 8, now, 0, func() float64 { return 0.999999 })
-		if lo.Sub(now) != base*9/10 || hi.Sub(now) < base*109/100 || hi.Sub(now) > base*11/10 {
-			t.Errorf("attempt %d: jitter range %s..%s around %s", i+2, lo.Sub(now), hi.Sub(now), base)
+// The job engine spaces attempts by this schedule (its jitter is tested in the jobs package).
+func TestBackoffFollowsSchedule(t *testing.T) {
+	for n := 1; n < len(domain.WebhookRetrySchedule); n++ {
+		if d, ok := Backoff(n); !ok || d != domain.WebhookRetrySchedule[n] {
+			t.Errorf("after attempt %d: %s %v, want %s", n, d, ok, domain.WebhookRetrySchedule[n])
 		}
 	}
-	if _, ok := NextAttempt(8, 8, now, 0, func() float64 { return 0 }); ok {
+	if _, ok := Backoff(len(domain.WebhookRetrySchedule)); ok {
 		t.Error("a ninth attempt was scheduled")
-	}
-	// Retry-After wins when it asks for more time.
-	if next, _ := NextAttempt(1, 8, now, time.Hour, func() float64 { return 0.5 }); next.Sub(now) != time.Hour {
-		t.Errorf("Retry-After ignored: %s", next.Sub(now))
 	}
 }
 
 // 429 and 503 honour Retry-After (seconds or an HTTP date).
 func TestRetryAfterHonoured(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{})
+	h := newHarness(t, store.SQLite, opts{})
 	var date string
 	rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		switch n {
@@ -228,14 +221,14 @@ func TestRetryAfterHonoured(t *testing.T) {
 func TestGoneDisablesEndpoint(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{})
+			h := newHarness(t, d, opts{})
 			rc := newReceiver(t, status(http.StatusGone))
 			hook, _ := h.hook(rc.URL, domain.EventAPIKeyCreated)
 			h.emit("", nil, nil)
 			h.dispatchNow()
 			waitFor(t, "the endpoint to be disabled", func() bool { return !h.webhook(hook.ID).Enabled })
 			w := h.webhook(hook.ID)
-			if w.DisabledReason != service.DisabledGone {
+			if w.DisabledReason != domain.WebhookDisabledGone {
 				t.Fatalf("disabled reason %q", w.DisabledReason)
 			}
 			if del := h.deliveries(hook.ID)[0]; del.Status != domain.DeliveryFailed || del.Attempts[0].StatusCode != 410 {
@@ -256,7 +249,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 
 // An endpoint failing for 5 days without one success is disabled; a success resets the count.
 func TestFailingFiveDaysDisables(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{})
+	h := newHarness(t, store.SQLite, opts{})
 	var mu sync.Mutex
 	code := 500
 	rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -291,7 +284,7 @@ func TestFailingFiveDaysDisables(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	attempt()
 	w := h.webhook(hook.ID)
-	if w.Enabled || w.DisabledReason != service.DisabledFailing {
+	if w.Enabled || w.DisabledReason != domain.WebhookDisabledFailing {
 		t.Fatalf("after 5 days of failure: enabled=%v reason=%q", w.Enabled, w.DisabledReason)
 	}
 	evs, _ := h.svc.Events.List(context.Background(), h.owner.Actor, domain.EventFilter{Types: []string{domain.EventWebhookDisabled}}, domain.ListParams{})
@@ -307,7 +300,7 @@ func TestFailingFiveDaysDisables(t *testing.T) {
 
 // A 3xx is an answer, not a detour: redirects are never followed.
 func TestRedirectsNotFollowed(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{})
+	h := newHarness(t, store.SQLite, opts{})
 	elsewhere := newReceiver(t, status(200))
 	rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		http.Redirect(w, r, elsewhere.URL, http.StatusTemporaryRedirect)
@@ -327,7 +320,7 @@ func TestRedirectsNotFollowed(t *testing.T) {
 
 // An endpoint that does not answer in time is a failed attempt, retried later.
 func TestTimeout(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{Timeout: 200 * time.Millisecond})
+	h := newHarness(t, store.SQLite, opts{Timeout: 200 * time.Millisecond})
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -351,7 +344,7 @@ func TestTimeout(t *testing.T) {
 func TestHangingEndpointDoesNotDelayOthers(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{Workers: 4, PerEndpoint: 2, Timeout: time.Minute})
+			h := newHarness(t, d, opts{Workers: 4, PerEndpoint: 2, Timeout: time.Minute})
 			release := make(chan struct{})
 			var hangingDone sync.WaitGroup
 			hanging := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -396,7 +389,7 @@ func TestHangingEndpointDoesNotDelayOthers(t *testing.T) {
 
 // Endpoints get what they subscribe to: types, "*" and the instance filter.
 func TestSubscriptionFilters(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{})
+	h := newHarness(t, store.SQLite, opts{})
 	rc := newReceiver(t, status(200))
 	keys, _ := h.hook(rc.URL, domain.EventAPIKeyRevoked)
 	all, _ := h.hook(rc.URL)
@@ -422,7 +415,7 @@ func TestSubscriptionFilters(t *testing.T) {
 
 // POST /webhooks/{id}/test reaches that endpoint only, signed like any delivery.
 func TestTestDelivery(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{})
+	h := newHarness(t, store.SQLite, opts{})
 	target := newReceiver(t, status(200))
 	bystander := newReceiver(t, status(200))
 	hook, secret := h.hook(target.URL, domain.EventAPIKeyCreated)
@@ -450,7 +443,7 @@ func TestTestDelivery(t *testing.T) {
 
 // Events over 256 KB are refused where they are recorded, with nothing stored.
 func TestOversizedEventRefused(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{})
+	h := newHarness(t, store.SQLite, opts{})
 	rc := newReceiver(t, status(200))
 	h.hook(rc.URL)
 	_, err := h.tryEmit("", map[string]string{"blob": strings.Repeat("a", domain.MaxEventPayload)}, nil)
@@ -470,14 +463,14 @@ func TestOversizedEventRefused(t *testing.T) {
 func TestExpiredLeaseReclaimed(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{LeaseDuration: 30 * time.Second})
+			h := newHarness(t, d, opts{LeaseDuration: 30 * time.Second})
 			rc := newReceiver(t, status(200))
 			hook, _ := h.hook(rc.URL, domain.EventAPIKeyCreated)
 			h.emit("", nil, nil)
 			// A worker elsewhere claims it and dies.
 			now := h.clock.Now()
-			dead, err := h.st.ClaimDeliveries(context.Background(), store.ClaimParams{Now: now, LeaseUntil: now.Add(30 * time.Second),
-				Token: "dead-replica/1", Limit: 10, PerEndpoint: 4})
+			dead, _, err := h.st.ClaimJobs(context.Background(), store.ClaimJobsParams{Kind: domain.JobWebhookDelivery, Now: now,
+				LeaseUntil: now.Add(30 * time.Second), Token: "dead-replica/1", Limit: 10})
 			if err != nil || len(dead) != 1 {
 				t.Fatalf("claim: %v %d", err, len(dead))
 			}
@@ -498,10 +491,9 @@ func TestExpiredLeaseReclaimed(t *testing.T) {
 			}
 			// The dead worker's late report changes nothing.
 			err = h.st.Tx(context.Background(), func(tx *store.Tx) error {
-				owned, err := tx.FinishAttempt(context.Background(), store.AttemptOutcome{Lease: store.Lease{DeliveryID: dead[0].ID, Token: dead[0].Token},
-					Status: domain.DeliveryFailed, Attempt: domain.DeliveryAttempt{AttemptedAt: now, Error: "late"}})
-				if owned {
-					t.Error("a lost lease still finished the delivery")
+				owned, err := tx.OwnedJobs(context.Background(), []store.JobLease{{ID: dead[0].ID, Token: dead[0].Token}})
+				if owned[dead[0].ID] {
+					t.Error("a lost lease is still held")
 				}
 				return err
 			})
@@ -517,8 +509,8 @@ func TestExpiredLeaseReclaimed(t *testing.T) {
 func TestLeaseRenewedWhileInFlight(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{LeaseDuration: 300 * time.Millisecond, Timeout: time.Minute})
-			other := h.replica(Config{LeaseDuration: 300 * time.Millisecond, Timeout: time.Minute})
+			h := newHarness(t, d, opts{LeaseDuration: 300 * time.Millisecond, Timeout: time.Minute})
+			other := h.replica(opts{LeaseDuration: 300 * time.Millisecond, Timeout: time.Minute})
 			release := make(chan struct{})
 			rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
 				if n == 1 {
@@ -533,8 +525,8 @@ func TestLeaseRenewedWhileInFlight(t *testing.T) {
 			start := h.clock.Advance(10 * time.Second)
 			id := h.deliveries(hook.ID)[0].ID
 			waitFor(t, "a renewal", func() bool {
-				leased, err := h.st.DeliveryInFlight(context.Background(), id, start)
-				return err == nil && leased
+				j, err := h.st.Job(context.Background(), id)
+				return err == nil && j.LockedUntil != nil && j.LockedUntil.After(start)
 			})
 			ctx := context.Background()
 			other.dispatch(ctx, ctx)
@@ -554,8 +546,8 @@ func TestLeaseRenewedWhileInFlight(t *testing.T) {
 func TestConcurrentDispatchersDeliverOnce(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{Workers: 8})
-			other := h.replica(Config{Workers: 8})
+			h := newHarness(t, d, opts{Workers: 8})
+			other := h.replica(opts{Workers: 8})
 			a, b := newReceiver(t, status(200)), newReceiver(t, status(200))
 			hookA, _ := h.hook(a.URL, domain.EventAPIKeyCreated)
 			hookB, _ := h.hook(b.URL, domain.EventAPIKeyCreated)
@@ -593,9 +585,9 @@ func TestConcurrentDispatchersDeliverOnce(t *testing.T) {
 // Without the allow-list, a loopback endpoint (say, a name that resolved to 127.0.0.1 after
 // it was registered) is refused when dialed, and the attempt says why.
 func TestSSRFRefusedAtDialTime(t *testing.T) {
-	h := newHarness(t, store.SQLite, Config{AllowList: []string{}})
+	h := newHarness(t, store.SQLite, opts{AllowList: []string{}})
 	rc := newReceiver(t, status(200))
-	h.svc.Webhooks.SetTargetPolicy(ssrf.MustPolicy("127.0.0.1")) // registration allowed it...
+	// Registration allowed it (the harness admits 127.0.0.1), but the sender may not dial it.
 	hook, _ := h.hook(rc.URL, domain.EventAPIKeyCreated)
 	h.emit("", nil, nil)
 	h.dispatchNow()
@@ -611,7 +603,7 @@ func TestSSRFRefusedAtDialTime(t *testing.T) {
 func TestCloseHandsBackInFlightDeliveries(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{LeaseDuration: time.Hour, Timeout: time.Minute, ShutdownGrace: 50 * time.Millisecond})
+			h := newHarness(t, d, opts{LeaseDuration: time.Hour, Timeout: time.Minute, ShutdownGrace: 50 * time.Millisecond})
 			release := make(chan struct{})
 			t.Cleanup(func() { close(release) })
 			rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -631,7 +623,7 @@ func TestCloseHandsBackInFlightDeliveries(t *testing.T) {
 			if del.Status != domain.DeliveryPending || len(del.Attempts) != 0 {
 				t.Fatalf("after shutdown: %+v", del)
 			}
-			next := h.replica(Config{})
+			next := h.replica(opts{})
 			next.dispatch(context.Background(), context.Background())
 			waitFor(t, "the next process to deliver it", func() bool { return h.deliveries(hook.ID)[0].Status == domain.DeliverySucceeded })
 		})
@@ -642,7 +634,7 @@ func TestCloseHandsBackInFlightDeliveries(t *testing.T) {
 func TestFinishedDeliveriesPruned(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, Config{Retention: 30 * 24 * time.Hour})
+			h := newHarness(t, d, opts{Retention: 30 * 24 * time.Hour})
 			ok := newReceiver(t, status(200))
 			down := newReceiver(t, status(500))
 			okHook, _ := h.hook(ok.URL, domain.EventAPIKeyCreated)

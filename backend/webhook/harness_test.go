@@ -13,9 +13,11 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
 )
 
 // clock is a settable clock shared with the dispatcher's goroutines.
@@ -39,61 +41,98 @@ func (c *clock) Advance(d time.Duration) time.Time {
 	return c.t
 }
 
-// harness is a service on a fresh database with a dispatcher that may reach loopback.
+// harness is a service on a fresh database with a webhook sender on a job engine that may
+// reach loopback.
 type harness struct {
 	t     *testing.T
 	svc   *service.Service
 	st    *store.Store
 	clock *clock
-	disp  *Dispatcher
+	disp  *node
 	owner servicetest.Owner
 }
 
+// opts configure a test replica: the sender's settings and its engine's.
+type opts struct {
+	Workers       int
+	PerEndpoint   int
+	Timeout       time.Duration
+	LeaseDuration time.Duration
+	ShutdownGrace time.Duration
+	Retention     time.Duration
+	AllowList     []string // nil: 127.0.0.1
+}
+
+// node is one replica's delivery machinery: a job engine running the webhook sender.
+type node struct {
+	engine *jobs.Engine
+	sender *Sender
+}
+
+func (n *node) Start(ctx context.Context) error {
+	n.sender.Start(ctx)
+	return n.engine.Start(ctx)
+}
+
+func (n *node) Close() {
+	n.engine.Close()
+	n.sender.Close()
+}
+
+// InFlight is how many deliveries this replica holds.
+func (n *node) InFlight() int { return n.engine.InFlight(domain.JobWebhookDelivery) }
+
+// dispatch runs one claim round synchronously (the attempts run in the background).
+func (n *node) dispatch(ctx, _ context.Context) { n.engine.ClaimNow(ctx, domain.JobWebhookDelivery) }
+
+func (n *node) prune(ctx context.Context) { n.sender.prune(ctx) }
+
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// newHarness builds the service and a dispatcher (not started: call start, or drive it
-// with dispatchNow for step-by-step tests).
-func newHarness(t *testing.T, d store.Dialect, cfg Config) *harness {
+// newHarness builds the service and a replica (not started: call start, or drive it with
+// dispatchNow for step-by-step tests). Registration always admits 127.0.0.1; what the
+// sender may dial is o.AllowList.
+func newHarness(t *testing.T, d store.Dialect, o opts) *harness {
 	t.Helper()
 	clk := newClock()
-	svc, st := servicetest.New(t, d, service.Config{Clock: clk})
+	svc, st := servicetest.New(t, d, service.Config{Clock: clk, TargetPolicy: ssrf.MustPolicy("127.0.0.1")})
 	h := &harness{t: t, svc: svc, st: st, clock: clk}
 	h.owner = servicetest.NewOwner(t, svc)
-	h.disp = h.dispatcher(svc, cfg)
+	h.disp = h.node(svc, st, o)
 	return h
 }
 
-func (h *harness) dispatcher(svc *service.Service, cfg Config) *Dispatcher {
-	if cfg.Clock == nil {
-		cfg.Clock = h.clock
+func (h *harness) node(svc *service.Service, st *store.Store, o opts) *node {
+	if o.AllowList == nil {
+		o.AllowList = []string{"127.0.0.1"}
 	}
-	if cfg.AllowList == nil {
-		cfg.AllowList = []string{"127.0.0.1"}
+	if o.ShutdownGrace == 0 {
+		o.ShutdownGrace = 100 * time.Millisecond
 	}
-	if cfg.Rand == nil {
-		cfg.Rand = func() float64 { return 0.5 } // no jitter: exact schedule
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = quietLogger()
-	}
-	if cfg.ShutdownGrace == 0 {
-		cfg.ShutdownGrace = 100 * time.Millisecond
-	}
-	d := NewDispatcher(svc, cfg)
-	h.t.Cleanup(d.Close)
-	return d
+	engine := jobs.New(st, jobs.Config{Clock: h.clock, Logger: quietLogger(), Lease: o.LeaseDuration,
+		ShutdownGrace: o.ShutdownGrace, Rand: func() float64 { return 0.5 }}) // no jitter: exact schedule
+	sender := New(st, svc.Webhooks, Config{Clock: h.clock, Logger: quietLogger(), Policy: ssrf.MustPolicy(o.AllowList...),
+		Timeout: o.Timeout, Workers: o.Workers, PerEndpoint: o.PerEndpoint, Retention: o.Retention})
+	engine.Register(sender.Kind())
+	n := &node{engine: engine, sender: sender}
+	h.t.Cleanup(n.Close)
+	return n
 }
 
-// replica is a second dispatcher on the same database through its own connection pool
-// and service, as another replica would be (it shares the clock).
-func (h *harness) replica(cfg Config) *Dispatcher {
+// replica is a second replica on the same database through its own connection pool and
+// service (it shares the clock).
+func (h *harness) replica(o opts) *node {
 	h.t.Helper()
 	st, err := store.Open(context.Background(), h.st.URL())
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	h.t.Cleanup(func() { st.Close() })
-	return h.dispatcher(service.New(st, service.Config{Clock: h.clock, Logger: quietLogger()}), cfg)
+	svc := service.New(st, service.Config{Clock: h.clock, Logger: quietLogger(), TargetPolicy: ssrf.MustPolicy("127.0.0.1")})
+	return h.node(svc, st, o)
 }
 
 func ptr[T any](v T) *T { return &v }

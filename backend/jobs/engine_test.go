@@ -1,0 +1,423 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
+	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/store/storetest"
+)
+
+// clock is a settable clock shared with the engine's goroutines.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newClock() *clock { return &clock{t: time.Now().UTC().Truncate(time.Millisecond)} }
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newEngine(t *testing.T, st *store.Store, clk domain.Clock, kinds ...jobs.Kind) *jobs.Engine {
+	t.Helper()
+	e := jobs.New(st, jobs.Config{Clock: clk, Logger: quiet(), Lease: 2 * time.Second, ShutdownGrace: 200 * time.Millisecond,
+		Rand: func() float64 { return 0 }})
+	for _, k := range kinds {
+		e.Register(k)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+func enqueue(t *testing.T, st *store.Store, now time.Time, js ...jobs.NewJob) {
+	t.Helper()
+	if err := st.Tx(context.Background(), func(tx *store.Tx) error { return jobs.Enqueue(context.Background(), tx, now, js...) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// A job enqueued in a committed transaction runs once and is removed, and its kind records
+// the outcome in the same transaction; one enqueued in a rolled-back transaction never runs.
+func TestJobRunsOnceAfterCommit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := newClock()
+		var runs atomic.Int32
+		var committed []string
+		var mu sync.Mutex
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.once", Workers: 4,
+			Run: func(ctx context.Context, j *jobs.Job) error { runs.Add(1); return nil },
+			Commit: func(ctx context.Context, tx *store.Tx, done []jobs.Done) error {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, d := range done {
+					if d.Outcome != jobs.Succeeded {
+						t.Errorf("outcome %v", d.Outcome)
+					}
+					committed = append(committed, d.Job.ID)
+				}
+				return nil
+			}})
+		if err := e.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		err := st.Tx(context.Background(), func(tx *store.Tx) error {
+			if err := jobs.Enqueue(context.Background(), tx, clk.Now(), jobs.NewJob{ID: "job_rolledback", Kind: "test.once"}); err != nil {
+				return err
+			}
+			return errors.New("roll back")
+		})
+		if err == nil {
+			t.Fatal("the transaction committed")
+		}
+		enqueue(t, st, clk.Now(), jobs.NewJob{ID: "job_committed", Kind: "test.once"})
+		waitFor(t, "the job to be recorded", func() bool { mu.Lock(); defer mu.Unlock(); return len(committed) == 1 })
+		time.Sleep(50 * time.Millisecond)
+		if runs.Load() != 1 || committed[0] != "job_committed" {
+			t.Fatalf("%d runs, committed %v", runs.Load(), committed)
+		}
+		if _, err := st.Job(context.Background(), "job_committed"); !domain.IsCode(err, domain.CodeNotFound) {
+			t.Fatalf("a succeeded job is still queued: %v", err)
+		}
+	})
+}
+
+// Failures are retried on the kind's schedule with jitter, never sooner than RetryAfter;
+// a job out of attempts, or failed permanently, stays failed with its last error.
+func TestRetriesThenFails(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := newClock()
+		var mu sync.Mutex
+		var outcomes []jobs.Done
+		errs := map[string]func(n int) error{
+			"job_flaky":     func(int) error { return errors.New("boom") },
+			"job_permanent": func(int) error { return jobs.Permanent(errors.New("bad input")) },
+			"job_later":     func(int) error { return jobs.RetryAfter(errors.New("busy"), time.Hour) },
+		}
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.retry", Workers: 4, Jitter: 0.1,
+			Backoff: func(n int) (time.Duration, bool) { return time.Duration(n) * 10 * time.Second, true },
+			Run:     func(ctx context.Context, j *jobs.Job) error { return errs[j.ID](j.Attempt) },
+			Commit: func(ctx context.Context, tx *store.Tx, done []jobs.Done) error {
+				mu.Lock()
+				outcomes = append(outcomes, done...)
+				mu.Unlock()
+				return nil
+			}})
+		now := clk.Now()
+		enqueue(t, st, now, jobs.NewJob{ID: "job_flaky", Kind: "test.retry", MaxAttempts: 2},
+			jobs.NewJob{ID: "job_permanent", Kind: "test.retry", MaxAttempts: 5},
+			jobs.NewJob{ID: "job_later", Kind: "test.retry", MaxAttempts: 5})
+		ctx := context.Background()
+		e.ClaimNow(ctx, "test.retry")
+		waitFor(t, "three outcomes", func() bool { mu.Lock(); defer mu.Unlock(); return len(outcomes) == 3 })
+		waitFor(t, "workers free", func() bool { return e.InFlight("test.retry") == 0 })
+
+		flaky, _ := st.Job(ctx, "job_flaky")
+		// Backoff 10 s after attempt 1, jitter -10% (Rand 0).
+		if flaky.Status != store.JobQueued || !flaky.RunAt.Equal(now.Add(9*time.Second)) || flaky.LastError != "boom" {
+			t.Fatalf("flaky after one failure: %+v (now %v)", flaky, now)
+		}
+		perm, _ := st.Job(ctx, "job_permanent")
+		if perm.Status != store.JobFailed || perm.Attempts != 1 || perm.LastError != "bad input" {
+			t.Fatalf("permanent failure: %+v", perm)
+		}
+		later, _ := st.Job(ctx, "job_later")
+		if later.Status != store.JobQueued || !later.RunAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("Retry-After ignored: %+v", later)
+		}
+		// Not due a moment early; then its last attempt fails it.
+		clk.Advance(9*time.Second - time.Millisecond)
+		e.ClaimNow(ctx, "test.retry")
+		if e.InFlight("test.retry") != 0 {
+			t.Fatal("claimed before it was due")
+		}
+		clk.Advance(time.Millisecond)
+		e.ClaimNow(ctx, "test.retry")
+		waitFor(t, "the second attempt", func() bool { mu.Lock(); defer mu.Unlock(); return len(outcomes) == 4 })
+		waitFor(t, "workers free", func() bool { return e.InFlight("test.retry") == 0 })
+		flaky, _ = st.Job(ctx, "job_flaky")
+		if flaky.Status != store.JobFailed || flaky.Attempts != 2 || outcomes[3].Outcome != jobs.Failed {
+			t.Fatalf("after the last attempt: %+v %v", flaky, outcomes[3].Outcome)
+		}
+	})
+}
+
+// At most Concurrency jobs of one concurrency key run at once across two engines (two
+// replicas), and a busy key never holds back another key's jobs.
+func TestConcurrencyKeyAcrossReplicas(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			st := storetest.Open(t, d)
+			other, err := store.Open(context.Background(), st.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { other.Close() })
+			var running, peak atomic.Int32
+			var freeDone atomic.Int32
+			release := make(chan struct{})
+			kind := jobs.Kind{Name: "test.conc", Workers: 8, Concurrency: 2,
+				Run: func(ctx context.Context, j *jobs.Job) error {
+					if j.ConcurrencyKey == "other" {
+						freeDone.Add(1)
+						return nil
+					}
+					n := running.Add(1)
+					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+					}
+					<-release
+					running.Add(-1)
+					return nil
+				}}
+			a := newEngine(t, st, domain.SystemClock{}, kind)
+			b := newEngine(t, other, domain.SystemClock{}, kind)
+			var js []jobs.NewJob
+			for i := range 8 {
+				js = append(js, jobs.NewJob{Kind: "test.conc", ConcurrencyKey: "busy", Payload: strconv.Itoa(i)})
+			}
+			enqueue(t, st, time.Now(), js...)
+			for _, e := range []*jobs.Engine{a, b} {
+				if err := e.Start(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, "two running", func() bool { return running.Load() == 2 })
+			enqueue(t, st, time.Now(), jobs.NewJob{Kind: "test.conc", ConcurrencyKey: "other"}, jobs.NewJob{Kind: "test.conc", ConcurrencyKey: "other"})
+			waitFor(t, "the other key's jobs", func() bool { return freeDone.Load() == 2 })
+			time.Sleep(100 * time.Millisecond)
+			if peak.Load() != 2 {
+				t.Fatalf("peak %d running for one key, limit 2", peak.Load())
+			}
+			close(release)
+			waitFor(t, "every job", func() bool { return a.InFlight("test.conc")+b.InFlight("test.conc") == 0 && running.Load() == 0 })
+			if peak.Load() != 2 {
+				t.Fatalf("peak %d running for one key, limit 2", peak.Load())
+			}
+		})
+	}
+}
+
+// A pacing key starts at most one job per interval; another key is not slowed down.
+func TestPacingKey(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := newClock()
+		var mu sync.Mutex
+		started := map[string]int{}
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.pace", Workers: 8,
+			Run: func(ctx context.Context, j *jobs.Job) error {
+				mu.Lock()
+				started[string(j.Payload)]++
+				mu.Unlock()
+				return nil
+			}})
+		var js []jobs.NewJob
+		for range 3 {
+			js = append(js, jobs.NewJob{Kind: "test.pace", Payload: "slow", PacingKey: "inst_slow", PacingInterval: 100 * time.Millisecond})
+		}
+		js = append(js, jobs.NewJob{Kind: "test.pace", Payload: "fast"}, jobs.NewJob{Kind: "test.pace", Payload: "fast"})
+		enqueue(t, st, clk.Now(), js...)
+		count := func(k string) int { mu.Lock(); defer mu.Unlock(); return started[k] }
+		ctx := context.Background()
+		e.ClaimNow(ctx, "test.pace")
+		waitFor(t, "the first round", func() bool { return count("slow") == 1 && count("fast") == 2 })
+		e.ClaimNow(ctx, "test.pace")
+		clk.Advance(99 * time.Millisecond)
+		e.ClaimNow(ctx, "test.pace")
+		time.Sleep(50 * time.Millisecond)
+		if count("slow") != 1 {
+			t.Fatalf("%d paced jobs started within one interval", count("slow"))
+		}
+		for want := 2; want <= 3; want++ {
+			clk.Advance(time.Millisecond)
+			e.ClaimNow(ctx, "test.pace")
+			waitFor(t, "the next paced start", func() bool { return count("slow") == want })
+			clk.Advance(99 * time.Millisecond)
+		}
+	})
+}
+
+// Jobs of one ordering key run one at a time in the order they were enqueued, even with
+// free workers, and a failing job holds the rest back until it succeeds.
+func TestOrderingKeyIsFIFO(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		var mu sync.Mutex
+		var order []string
+		var running, peak atomic.Int32
+		var failedOnce atomic.Bool
+		e := newEngine(t, st, domain.SystemClock{}, jobs.Kind{Name: "test.fifo", Workers: 8,
+			Backoff: func(int) (time.Duration, bool) { return 20 * time.Millisecond, true },
+			Run: func(ctx context.Context, j *jobs.Job) error {
+				n := running.Add(1)
+				defer running.Add(-1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(5 * time.Millisecond)
+				if string(j.Payload) == "2" && !failedOnce.Swap(true) {
+					return errors.New("transient")
+				}
+				mu.Lock()
+				order = append(order, string(j.Payload))
+				mu.Unlock()
+				return nil
+			}})
+		var js []jobs.NewJob
+		for i := range 6 {
+			js = append(js, jobs.NewJob{ID: domain.NewID(domain.PrefixJob), Kind: "test.fifo", OrderingKey: "chat_1", Payload: strconv.Itoa(i)})
+		}
+		enqueue(t, st, time.Now(), js...)
+		if err := e.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "all six", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 6 })
+		mu.Lock()
+		defer mu.Unlock()
+		for i, v := range order {
+			if v != strconv.Itoa(i) {
+				t.Fatalf("order %v", order)
+			}
+		}
+		if peak.Load() != 1 {
+			t.Fatalf("%d jobs of one ordering key ran at once", peak.Load())
+		}
+	})
+}
+
+// A job whose holder died (its lease expired) is taken over by another worker; the dead
+// holder's late outcome is not recorded.
+func TestExpiredLeaseTakenOver(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := newClock()
+		var runs atomic.Int32
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.lease", Workers: 2,
+			Run: func(ctx context.Context, j *jobs.Job) error { runs.Add(1); return nil }})
+		enqueue(t, st, clk.Now(), jobs.NewJob{ID: "job_orphan", Kind: "test.lease"})
+		now := clk.Now()
+		dead, _, err := st.ClaimJobs(context.Background(), store.ClaimJobsParams{Kind: "test.lease", Now: now,
+			LeaseUntil: now.Add(2 * time.Second), Token: "dead/1", Limit: 5})
+		if err != nil || len(dead) != 1 {
+			t.Fatalf("claim: %v %d", err, len(dead))
+		}
+		ctx := context.Background()
+		e.ClaimNow(ctx, "test.lease")
+		if e.InFlight("test.lease") != 0 {
+			t.Fatal("a leased job was taken")
+		}
+		clk.Advance(2 * time.Second)
+		e.ClaimNow(ctx, "test.lease")
+		waitFor(t, "the takeover", func() bool { return runs.Load() == 1 && e.InFlight("test.lease") == 0 })
+		err = st.Tx(ctx, func(tx *store.Tx) error {
+			owned, err := tx.OwnedJobs(ctx, []store.JobLease{{ID: dead[0].ID, Token: dead[0].Token}})
+			if len(owned) != 0 {
+				t.Error("the dead holder still owns the job")
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Close lets running jobs finish for the grace period, then aborts them and hands them back
+// at once, without counting the aborted attempt.
+func TestCloseHandsBack(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		started := make(chan struct{}, 1)
+		e := newEngine(t, st, domain.SystemClock{}, jobs.Kind{Name: "test.close", Workers: 2,
+			Run: func(ctx context.Context, j *jobs.Job) error {
+				started <- struct{}{}
+				<-ctx.Done()
+				return ctx.Err()
+			}})
+		enqueue(t, st, time.Now(), jobs.NewJob{ID: "job_long", Kind: "test.close"})
+		if err := e.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		e.Close()
+		j, err := st.Job(context.Background(), "job_long")
+		if err != nil || j.Status != store.JobQueued || j.Attempts != 0 || j.LockedBy != nil {
+			t.Fatalf("after Close: %+v %v", j, err)
+		}
+	})
+}
+
+// Outcomes that arrive together are written together: many jobs, few transactions.
+func TestOutcomesAreGroupCommitted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		const n = 40
+		var gate sync.WaitGroup
+		gate.Add(n)
+		var commits, recorded atomic.Int32
+		e := newEngine(t, st, domain.SystemClock{}, jobs.Kind{Name: "test.batch", Workers: n,
+			Run: func(ctx context.Context, j *jobs.Job) error {
+				gate.Done()
+				gate.Wait() // every job finishes at the same moment
+				return nil
+			},
+			Commit: func(ctx context.Context, tx *store.Tx, done []jobs.Done) error {
+				commits.Add(1)
+				recorded.Add(int32(len(done)))
+				return nil
+			}})
+		js := make([]jobs.NewJob, n)
+		for i := range js {
+			js[i] = jobs.NewJob{Kind: "test.batch"}
+		}
+		enqueue(t, st, time.Now(), js...)
+		if err := e.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "every outcome", func() bool { return recorded.Load() == n })
+		if c := commits.Load(); c > n/4 {
+			t.Fatalf("%d transactions for %d outcomes", c, n)
+		}
+	})
+}
+
+// A kind with no workers runs nothing in this replica (an API-only replica).
+func TestNoWorkersRunsNothing(t *testing.T) {
+	st := storetest.Open(t, store.SQLite)
+	var runs atomic.Int32
+	e := newEngine(t, st, domain.SystemClock{}, jobs.Kind{Name: "test.none", Workers: 0,
+		Run: func(ctx context.Context, j *jobs.Job) error { runs.Add(1); return nil }})
+	if err := e.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, st, time.Now(), jobs.NewJob{ID: "job_waits", Kind: "test.none"})
+	time.Sleep(100 * time.Millisecond)
+	if j, err := st.Job(context.Background(), "job_waits"); err != nil || j.Status != store.JobQueued || runs.Load() != 0 {
+		t.Fatalf("job %+v %v, %d runs", j, err, runs.Load())
+	}
+}

@@ -1,0 +1,284 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// runner claims, runs and finishes the jobs of one kind in this replica.
+type runner struct {
+	e    *Engine
+	k    Kind
+	wake chan struct{}
+
+	runCtx       context.Context // parent of every job's context; cancelled at shutdown
+	stopClaiming atomic.Bool
+	running      sync.WaitGroup // jobs whose Run has not returned
+
+	mu     sync.Mutex
+	flying map[string]*flight // job id → held job (running, or waiting to be recorded)
+
+	done          chan Done
+	committed     chan struct{} // closed when the committer has written everything
+	committerOnce sync.Once
+}
+
+type flight struct {
+	lease      store.JobLease
+	leaseUntil time.Time
+	cancel     context.CancelFunc
+	ctx        context.Context
+}
+
+func (r *runner) kick() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *runner) ensureCommitter() {
+	r.committerOnce.Do(func() {
+		if r.committed == nil {
+			r.committed = make(chan struct{})
+			go r.commitLoop()
+		}
+		if r.runCtx == nil {
+			r.runCtx = context.Background()
+		}
+	})
+}
+
+func (r *runner) claimLoop(ctx context.Context) {
+	poll := time.NewTimer(0)
+	defer poll.Stop()
+	for {
+		next := r.claim(ctx)
+		wait := r.e.cfg.PollInterval
+		if next != nil {
+			if d := next.Sub(r.e.cfg.Clock.Now()); d < wait {
+				wait = max(d, time.Millisecond)
+			}
+		}
+		poll.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		case <-poll.C:
+		}
+	}
+}
+
+// claim leases due jobs while there are free workers and starts them. It returns when to
+// look again for work held back by a pacing key, if any.
+func (r *runner) claim(ctx context.Context) *time.Time {
+	var wakeAt *time.Time
+	for ctx.Err() == nil && !r.stopClaiming.Load() {
+		r.mu.Lock()
+		free := r.k.Workers - len(r.flying)
+		r.mu.Unlock()
+		if free <= 0 {
+			return wakeAt
+		}
+		now := r.e.cfg.Clock.Now()
+		claimed, wake, err := r.e.st.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now,
+			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency})
+		if err != nil {
+			if ctx.Err() == nil {
+				r.e.log.Error("claim jobs", "kind", r.k.Name, "err", err)
+			}
+			return nil
+		}
+		wakeAt = wake
+		if len(claimed) == 0 {
+			return wakeAt
+		}
+		r.start(claimed, now)
+		if len(claimed) < free {
+			return wakeAt
+		}
+	}
+	return wakeAt
+}
+
+// start tracks the claimed jobs, lets the kind load what they need, and runs each on its
+// own goroutine.
+func (r *runner) start(claimed []store.ClaimedJob, now time.Time) {
+	batch := make([]*Job, len(claimed))
+	r.mu.Lock()
+	for i, c := range claimed {
+		batch[i] = &Job{ID: c.ID, Kind: c.Kind, Payload: []byte(c.Payload), Attempt: c.Attempts, MaxAttempts: c.MaxAttempts,
+			ConcurrencyKey: c.ConcurrencyKey, OrderingKey: c.OrderingKey, CreatedAt: c.CreatedAt, token: c.Token}
+		fctx, cancel := context.WithCancel(r.runCtx)
+		r.flying[c.ID] = &flight{lease: store.JobLease{ID: c.ID, Token: c.Token}, leaseUntil: now.Add(r.e.cfg.Lease),
+			cancel: cancel, ctx: fctx}
+	}
+	r.mu.Unlock()
+	if r.k.Load != nil {
+		if err := r.k.Load(r.runCtx, batch); err != nil {
+			// Hand the batch back: it is tried again at the next claim.
+			r.e.log.Error("load jobs", "kind", r.k.Name, "err", err)
+			for _, j := range batch {
+				r.done <- Done{Job: j, Err: fmt.Errorf("load: %w", err)}
+			}
+			return
+		}
+	}
+	for _, j := range batch {
+		r.mu.Lock()
+		f := r.flying[j.ID]
+		r.mu.Unlock()
+		r.running.Add(1)
+		go r.run(f.ctx, j)
+	}
+}
+
+// run does one job and queues its outcome for the committer.
+func (r *runner) run(ctx context.Context, j *Job) {
+	defer r.running.Done()
+	err := r.call(ctx, j)
+	d := Done{Job: j, Err: err}
+	if err != nil && ctx.Err() != nil {
+		d.Err = errAborted{err} // lost lease or shutdown: hand it back untouched
+	}
+	r.done <- d
+}
+
+func (r *runner) call(ctx context.Context, j *Job) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("job panicked: %v", p)
+			r.e.log.Error("job panicked", "kind", r.k.Name, "job_id", j.ID, "panic", p)
+		}
+	}()
+	return r.k.Run(ctx, j)
+}
+
+type errAborted struct{ err error }
+
+func (a errAborted) Error() string { return "aborted: " + a.err.Error() }
+func (a errAborted) Unwrap() error { return a.err }
+
+// commitLoop writes outcomes in batches: it takes what has queued up while the previous
+// transaction ran (no artificial wait), so under load one commit records many jobs.
+func (r *runner) commitLoop() {
+	defer close(r.committed)
+	for d := range r.done {
+		batch := []Done{d}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case more, ok := <-r.done:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, more)
+			default:
+				break drain
+			}
+		}
+		r.commit(batch)
+	}
+}
+
+// commit records a batch in one transaction; if that fails, each job on its own, so one
+// bad outcome cannot hold the others back. A job whose outcome cannot be written stays
+// leased until the lease expires and then runs again.
+func (r *runner) commit(batch []Done) {
+	err := r.commitTx(batch)
+	if err != nil && len(batch) > 1 {
+		for _, d := range batch {
+			if e := r.commitTx([]Done{d}); e != nil {
+				r.e.log.Error("record job outcome", "kind", r.k.Name, "job_id", d.Job.ID, "err", e)
+			}
+		}
+	} else if err != nil {
+		r.e.log.Error("record job outcome", "kind", r.k.Name, "job_id", batch[0].Job.ID, "err", err)
+	}
+	r.mu.Lock()
+	for _, d := range batch {
+		if f, ok := r.flying[d.Job.ID]; ok {
+			f.cancel()
+			delete(r.flying, d.Job.ID)
+		}
+	}
+	r.mu.Unlock()
+	r.kick() // workers are free
+}
+
+func (r *runner) commitTx(batch []Done) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	now := r.e.cfg.Clock.Now()
+	return r.e.st.Tx(ctx, func(tx *store.Tx) error {
+		if r.k.AsyncCommit {
+			if err := tx.AsyncCommit(ctx); err != nil {
+				return err
+			}
+		}
+		leases := make([]store.JobLease, len(batch))
+		for i, d := range batch {
+			leases[i] = store.JobLease{ID: d.Job.ID, Token: d.Job.token}
+		}
+		owned, err := tx.OwnedJobs(ctx, leases)
+		if err != nil {
+			return err
+		}
+		var outs []store.JobOutcome
+		var dones []Done
+		for _, d := range batch {
+			if !owned[d.Job.ID] {
+				r.e.log.Warn("job lease lost before its outcome was recorded", "kind", r.k.Name, "job_id", d.Job.ID)
+				continue
+			}
+			var ab errAborted
+			if errors.As(d.Err, &ab) {
+				outs = append(outs, store.JobOutcome{ID: d.Job.ID, Status: store.JobQueued, Release: true})
+				continue
+			}
+			d = r.outcome(d, now)
+			dones = append(dones, d)
+			switch d.Outcome {
+			case Succeeded:
+				outs = append(outs, store.JobOutcome{ID: d.Job.ID})
+			case Retrying:
+				outs = append(outs, store.JobOutcome{ID: d.Job.ID, Status: store.JobQueued, RunAt: d.RunAt, Error: d.Err.Error()})
+			default:
+				outs = append(outs, store.JobOutcome{ID: d.Job.ID, Status: store.JobFailed, RunAt: now, Error: d.Err.Error()})
+			}
+		}
+		if r.k.Commit != nil && len(dones) > 0 {
+			if err := r.k.Commit(ctx, tx, dones); err != nil {
+				return err
+			}
+		}
+		return tx.FinishJobs(ctx, outs, now)
+	})
+}
+
+// outcome decides what an attempt's result means: done, retry when, or failed.
+func (r *runner) outcome(d Done, now time.Time) Done {
+	switch {
+	case d.Err == nil:
+		d.Outcome = Succeeded
+	case IsPermanent(d.Err) || d.Job.Attempt >= d.Job.MaxAttempts:
+		d.Outcome = Failed
+	default:
+		delay, ok := r.k.Backoff(d.Job.Attempt)
+		if !ok {
+			d.Outcome = Failed
+			break
+		}
+		delay = time.Duration(float64(delay) * (1 - r.k.Jitter + 2*r.k.Jitter*r.e.cfg.Rand()))
+		delay = max(delay, retryAfterOf(d.Err))
+		d.Outcome, d.RunAt = Retrying, now.Add(delay).Truncate(time.Millisecond)
+	}
+	return d
+}

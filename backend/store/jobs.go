@@ -1,0 +1,489 @@
+package store
+
+import (
+	"context"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// Job statuses. A job that succeeds is deleted (its kind records the outcome).
+const (
+	JobQueued  = "queued"
+	JobRunning = "running"
+	JobFailed  = "failed"
+)
+
+// NewJob is a job to enqueue.
+type NewJob struct {
+	ID          string
+	Kind        string
+	Payload     string
+	RunAt       time.Time
+	MaxAttempts int
+	// Attempts already made (a job that continues earlier work, such as a webhook delivery
+	// retried by hand, keeps its place in the retry schedule).
+	Attempts         int
+	ConcurrencyKey   string
+	ConcurrencyLimit int // 0: the kind's default
+	PacingKey        string
+	PacingInterval   time.Duration
+	OrderingKey      string
+	CreatedAt        time.Time
+}
+
+// InsertJobs enqueues jobs in one statement (in the caller's transaction: the outbox).
+func (q q) InsertJobs(ctx context.Context, js []NewJob) error {
+	if len(js) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	args := make([]any, 0, len(js)*14)
+	b.WriteString(`INSERT INTO jobs (id, kind, payload, status, run_at, attempts, max_attempts, concurrency_key,
+		concurrency_limit, pacing_key, pacing_interval_ms, ordering_key, created_at, updated_at) VALUES `)
+	for i, j := range js {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, j.ID, j.Kind, j.Payload, JobQueued, j.RunAt.UTC(), j.Attempts, j.MaxAttempts, j.ConcurrencyKey,
+			j.ConcurrencyLimit, j.PacingKey, j.PacingInterval.Milliseconds(), j.OrderingKey, j.CreatedAt.UTC(), j.CreatedAt.UTC())
+	}
+	_, err := q.exec(ctx, b.String(), args...)
+	return err
+}
+
+// JobState is a job's row as the engine sees it (tests and inspection).
+type JobState struct {
+	ID          string     `db:"id"`
+	Kind        string     `db:"kind"`
+	Status      string     `db:"status"`
+	RunAt       time.Time  `db:"run_at"`
+	Attempts    int        `db:"attempts"`
+	MaxAttempts int        `db:"max_attempts"`
+	LockedBy    *string    `db:"locked_by"`
+	LockedUntil *time.Time `db:"locked_until"`
+	LastError   string     `db:"last_error"`
+}
+
+// Job loads a job's state; a finished (succeeded) job is not found.
+func (q q) Job(ctx context.Context, id string) (JobState, error) {
+	var j JobState
+	err := q.get(ctx, &j, `SELECT id, kind, status, run_at, attempts, max_attempts, locked_by, locked_until, last_error
+		FROM jobs WHERE id = ?`, id)
+	if err != nil {
+		return j, notFoundAs(err, "job")
+	}
+	j.RunAt = j.RunAt.UTC()
+	j.LockedUntil = utcPtr(j.LockedUntil)
+	return j, nil
+}
+
+// ClaimJobsParams selects due jobs of one kind for a worker pool.
+type ClaimJobsParams struct {
+	Kind       string
+	Now        time.Time
+	LeaseUntil time.Time
+	// Token identifies this claim (the lease holder); finishing and renewing check it.
+	Token string
+	// Limit is the most jobs to claim.
+	Limit int
+	// Concurrency is the limit per concurrency key of jobs enqueued without their own.
+	Concurrency int
+}
+
+// ClaimedJob is a job a worker holds a lease on.
+type ClaimedJob struct {
+	ID             string    `db:"id"`
+	Kind           string    `db:"kind"`
+	Payload        string    `db:"payload"`
+	Attempts       int       `db:"attempts"` // including this one
+	MaxAttempts    int       `db:"max_attempts"`
+	ConcurrencyKey string    `db:"concurrency_key"`
+	OrderingKey    string    `db:"ordering_key"`
+	CreatedAt      time.Time `db:"created_at"`
+	Token          string    `db:"-"`
+}
+
+type jobCandidate struct {
+	ID               string `db:"id"`
+	ConcurrencyKey   string `db:"concurrency_key"`
+	ConcurrencyLimit int    `db:"concurrency_limit"`
+	PacingKey        string `db:"pacing_key"`
+	PacingIntervalMS int64  `db:"pacing_interval_ms"`
+}
+
+// ClaimJobs leases due jobs of a kind, oldest due first: queued jobs whose time has come and
+// running jobs whose lease expired (their worker died). It keeps the per-key rules across
+// every replica: at most the limit running per concurrency key (only unexpired leases
+// count, so a dead replica's jobs stop counting when their lease ends), one start per
+// pacing interval per pacing key, and per ordering key only the oldest unfinished job.
+// On PostgreSQL claims of one kind are serialised by an advisory lock held for the
+// transaction (a few statements), which makes those counts exact between replicas; SQLite
+// is one process with serialised write transactions.
+//
+// It also returns when this kind should be looked at again for work it could not take now
+// (a pacing key's next slot), nil when nothing waits on one.
+func (s *Store) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *time.Time, error) {
+	now := p.Now.UTC()
+	var claimed []ClaimedJob
+	var wake *time.Time
+	err := s.Tx(ctx, func(tx *Tx) error {
+		claimed, wake = nil, nil
+		if err := tx.AsyncCommit(ctx); err != nil {
+			return err
+		}
+		if s.dialect == Postgres {
+			if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, kindLock(p.Kind)); err != nil {
+				return err
+			}
+		}
+		var running []struct {
+			Key   string `db:"concurrency_key"`
+			Limit int    `db:"lim"`
+			N     int    `db:"n"`
+		}
+		if err := tx.sel(ctx, &running, `SELECT concurrency_key, MAX(concurrency_limit) AS lim, COUNT(*) AS n FROM jobs
+			WHERE kind = ? AND status = ? AND locked_until > ? AND concurrency_key <> '' GROUP BY concurrency_key`,
+			p.Kind, JobRunning, now); err != nil {
+			return err
+		}
+		busy := map[string]int{}
+		var full []any
+		for _, r := range running {
+			busy[r.Key] = r.N
+			if r.N >= limitOr(r.Limit, p.Concurrency) {
+				full = append(full, r.Key)
+			}
+		}
+		notFull := ""
+		if len(full) > 0 {
+			notFull = ` AND concurrency_key NOT IN (` + placeholders(len(full)) + `)`
+		}
+		lock := ""
+		if s.dialect == Postgres {
+			lock = ` FOR UPDATE SKIP LOCKED`
+		}
+		// Taken over first: jobs whose worker died.
+		var cands []jobCandidate
+		cols := `SELECT id, concurrency_key, concurrency_limit, pacing_key, pacing_interval_ms FROM jobs j`
+		args := append([]any{p.Kind, JobRunning, now}, full...)
+		if err := tx.sel(ctx, &cands, cols+` WHERE kind = ? AND status = ? AND locked_until <= ?`+notFull+
+			` ORDER BY locked_until, id LIMIT ?`+lock, append(args, p.Limit)...); err != nil {
+			return err
+		}
+		var due []jobCandidate
+		args = append([]any{p.Kind, JobQueued, now}, full...)
+		if err := tx.sel(ctx, &due, cols+` WHERE kind = ? AND status = ? AND run_at <= ?`+notFull+`
+			AND (pacing_key = '' OR NOT EXISTS (SELECT 1 FROM job_pacing p WHERE p.pacing_key = j.pacing_key AND p.next_at > ?))
+			AND (ordering_key = '' OR NOT EXISTS (SELECT 1 FROM jobs e WHERE e.kind = j.kind AND e.ordering_key = j.ordering_key
+				AND e.id < j.id AND e.status IN (?, ?)))
+			ORDER BY run_at, id LIMIT ?`+lock, append(args, now, JobQueued, JobRunning, p.Limit*4+16)...); err != nil {
+			return err
+		}
+		cands = append(cands, due...)
+
+		pacing, err := tx.pacing(ctx, cands)
+		if err != nil {
+			return err
+		}
+		var ids []any
+		for _, c := range cands {
+			if len(ids) == p.Limit {
+				break
+			}
+			if c.ConcurrencyKey != "" && busy[c.ConcurrencyKey] >= limitOr(c.ConcurrencyLimit, p.Concurrency) {
+				continue
+			}
+			if c.PacingKey != "" {
+				next, ok := pacing[c.PacingKey]
+				if ok && next.After(now) {
+					if wake == nil || next.Before(*wake) {
+						w := next
+						wake = &w
+					}
+					continue
+				}
+				pacing[c.PacingKey] = now.Add(time.Duration(c.PacingIntervalMS) * time.Millisecond)
+				if err := tx.setPacing(ctx, c.PacingKey, pacing[c.PacingKey]); err != nil {
+					return err
+				}
+			}
+			if c.ConcurrencyKey != "" {
+				busy[c.ConcurrencyKey]++
+			}
+			ids = append(ids, c.ID)
+		}
+		if len(ids) < p.Limit {
+			// Jobs held back by a pacing key whose next slot is still ahead: look again then.
+			var next []*time.Time
+			if err := tx.sel(ctx, &next, `SELECT p.next_at FROM job_pacing p WHERE p.next_at > ? AND EXISTS (
+				SELECT 1 FROM jobs j WHERE j.kind = ? AND j.status = ? AND j.pacing_key = p.pacing_key AND j.run_at <= ?)
+				ORDER BY p.next_at LIMIT 1`,
+				now, p.Kind, JobQueued, now); err != nil {
+				return err
+			}
+			if len(next) > 0 && next[0] != nil && (wake == nil || next[0].Before(*wake)) {
+				w := next[0].UTC()
+				wake = &w
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if err := tx.sel(ctx, &claimed, `UPDATE jobs SET status = ?, locked_by = ?, locked_until = ?, attempts = attempts + 1,
+			updated_at = ? WHERE id IN (`+placeholders(len(ids))+`)
+			RETURNING id, kind, payload, attempts, max_attempts, concurrency_key, ordering_key, created_at`,
+			append([]any{JobRunning, p.Token, p.LeaseUntil.UTC(), now}, ids...)...); err != nil {
+			return err
+		}
+		for i := range claimed {
+			claimed[i].Token = p.Token
+			claimed[i].CreatedAt = claimed[i].CreatedAt.UTC()
+		}
+		return nil
+	})
+	return claimed, wake, err
+}
+
+func limitOr(limit, def int) int {
+	if limit > 0 {
+		return limit
+	}
+	if def > 0 {
+		return def
+	}
+	return int(^uint(0) >> 1)
+}
+
+// kindLock is the advisory lock key of a kind's claims.
+func kindLock(kind string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("sb_jobs:" + kind))
+	return int64(h.Sum64())
+}
+
+// pacing loads the next start times of the candidates' pacing keys.
+func (t *Tx) pacing(ctx context.Context, cands []jobCandidate) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	var keys []string
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if c.PacingKey != "" && !seen[c.PacingKey] {
+			seen[c.PacingKey] = true
+			keys = append(keys, c.PacingKey)
+		}
+	}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		Key    string    `db:"pacing_key"`
+		NextAt time.Time `db:"next_at"`
+	}
+	if err := t.sel(ctx, &rows, `SELECT pacing_key, next_at FROM job_pacing WHERE pacing_key IN (`+placeholders(len(keys))+`)`,
+		anys(keys)...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.Key] = r.NextAt.UTC()
+	}
+	return out, nil
+}
+
+func (t *Tx) setPacing(ctx context.Context, key string, next time.Time) error {
+	_, err := t.exec(ctx, `INSERT INTO job_pacing (pacing_key, next_at) VALUES (?, ?)
+		ON CONFLICT (pacing_key) DO UPDATE SET next_at = excluded.next_at`, key, next.UTC())
+	return err
+}
+
+// NextJobDue is when the earliest queued job of a kind is due (nil if none).
+func (q q) NextJobDue(ctx context.Context, kind string) (*time.Time, error) {
+	var at []time.Time
+	err := q.sel(ctx, &at, `SELECT run_at FROM jobs WHERE kind = ? AND status = ? ORDER BY run_at LIMIT 1`, kind, JobQueued)
+	if err != nil || len(at) == 0 {
+		return nil, err
+	}
+	return utcPtr(&at[0]), nil
+}
+
+// JobLease names a job held by a claim token.
+type JobLease struct {
+	ID    string
+	Token string
+}
+
+// RenewJobLeases extends the leases still held and returns the ids of those that were lost
+// (taken over after expiring, or finished by someone else).
+func (s *Store) RenewJobLeases(ctx context.Context, leases []JobLease, until time.Time) ([]string, error) {
+	if len(leases) == 0 {
+		return nil, nil
+	}
+	tokens := map[string]bool{}
+	ids := make([]any, 0, len(leases))
+	for _, l := range leases {
+		tokens[l.Token] = true
+		ids = append(ids, l.ID)
+	}
+	var rows []struct {
+		ID       string `db:"id"`
+		LockedBy string `db:"locked_by"`
+	}
+	err := s.Tx(ctx, func(tx *Tx) error {
+		if err := tx.AsyncCommit(ctx); err != nil {
+			return err
+		}
+		toks := make([]any, 0, len(tokens))
+		for tok := range tokens {
+			toks = append(toks, tok)
+		}
+		return tx.sel(ctx, &rows, `UPDATE jobs SET locked_until = ? WHERE status = ? AND id IN (`+placeholders(len(ids))+`)
+			AND locked_by IN (`+placeholders(len(toks))+`) RETURNING id, locked_by`,
+			append(append([]any{until.UTC(), JobRunning}, ids...), toks...)...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]bool{}
+	byID := map[string]string{}
+	for _, l := range leases {
+		byID[l.ID] = l.Token
+	}
+	for _, r := range rows {
+		if byID[r.ID] == r.LockedBy {
+			held[r.ID] = true
+		}
+	}
+	var lost []string
+	for _, l := range leases {
+		if !held[l.ID] {
+			lost = append(lost, l.ID)
+		}
+	}
+	return lost, nil
+}
+
+// OwnedJobs locks the named jobs and returns those still held by the given leases.
+func (t *Tx) OwnedJobs(ctx context.Context, leases []JobLease) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(leases) == 0 {
+		return out, nil
+	}
+	ids := make([]any, len(leases))
+	want := make(map[string]string, len(leases))
+	for i, l := range leases {
+		ids[i] = l.ID
+		want[l.ID] = l.Token
+	}
+	query := `SELECT id, locked_by FROM jobs WHERE status = ? AND id IN (` + placeholders(len(ids)) + `)`
+	if t.s.dialect == Postgres {
+		query += ` ORDER BY id FOR UPDATE`
+	}
+	var rows []struct {
+		ID       string  `db:"id"`
+		LockedBy *string `db:"locked_by"`
+	}
+	if err := t.sel(ctx, &rows, query, append([]any{JobRunning}, ids...)...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if r.LockedBy != nil && *r.LockedBy == want[r.ID] {
+			out[r.ID] = true
+		}
+	}
+	return out, nil
+}
+
+// JobOutcome is how a held job ended.
+type JobOutcome struct {
+	ID string
+	// Status is "" (succeeded: deleted), JobQueued (retry at RunAt, or handed back
+	// untouched when Release), or JobFailed.
+	Status  string
+	RunAt   time.Time
+	Error   string
+	Release bool // handed back without an attempt (shutdown): the attempt is not counted
+}
+
+// FinishJobs applies the outcomes of jobs the caller holds (see OwnedJobs), with one
+// statement per kind of outcome where it can.
+func (t *Tx) FinishJobs(ctx context.Context, outs []JobOutcome, now time.Time) error {
+	var done []any
+	for _, o := range outs {
+		switch {
+		case o.Status == "":
+			done = append(done, o.ID)
+		case o.Release:
+			if _, err := t.exec(ctx, `UPDATE jobs SET status = ?, attempts = attempts - 1, locked_by = NULL, locked_until = NULL,
+				updated_at = ? WHERE id = ?`, JobQueued, now.UTC(), o.ID); err != nil {
+				return err
+			}
+		default:
+			if _, err := t.exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, last_error = ?, locked_by = NULL, locked_until = NULL,
+				updated_at = ? WHERE id = ?`, o.Status, o.RunAt.UTC(), truncate(o.Error, 1000), now.UTC(), o.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if len(done) > 0 {
+		if _, err := t.exec(ctx, `DELETE FROM jobs WHERE id IN (`+placeholders(len(done))+`)`, done...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RequeueJob makes a job due now. A queued job is brought forward; a failed one is queued
+// again with extra more attempts; a running one is left alone (conflict). A job that no
+// longer exists is inserted from fresh.
+func (t *Tx) RequeueJob(ctx context.Context, id string, extra int, now time.Time, fresh NewJob) error {
+	var st []struct {
+		Status string `db:"status"`
+	}
+	if err := t.sel(ctx, &st, `SELECT status FROM jobs WHERE id = ?`, id); err != nil {
+		return err
+	}
+	if len(st) == 0 {
+		return t.InsertJobs(ctx, []NewJob{fresh})
+	}
+	if st[0].Status == JobRunning {
+		return &domain.Error{Code: domain.CodeConflict, Reason: "job_in_progress", Message: "this work is being done right now; try again in a moment"}
+	}
+	_, err := t.exec(ctx, `UPDATE jobs SET run_at = ?, status = ?, last_error = '', updated_at = ?,
+		max_attempts = CASE WHEN status = ? THEN attempts + ? ELSE max_attempts END WHERE id = ?`,
+		now.UTC(), JobQueued, now.UTC(), JobFailed, extra, id)
+	return err
+}
+
+// CancelQueuedJobs deletes the queued (not running) jobs of a kind and concurrency key and
+// returns their ids.
+func (t *Tx) CancelQueuedJobs(ctx context.Context, kind, concurrencyKey string) ([]string, error) {
+	var ids []string
+	err := t.sel(ctx, &ids, `DELETE FROM jobs WHERE kind = ? AND concurrency_key = ? AND status = ? RETURNING id`,
+		kind, concurrencyKey, JobQueued)
+	return ids, err
+}
+
+// PruneJobs deletes failed jobs last touched before before, and pacing slots long past,
+// up to limit rows; it reports how many jobs it removed.
+func (q q) PruneJobs(ctx context.Context, before time.Time, limit int) (int, error) {
+	res, err := q.exec(ctx, `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status = ? AND updated_at < ? LIMIT ?)`,
+		JobFailed, before.UTC(), limit)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := q.exec(ctx, `DELETE FROM job_pacing WHERE next_at < ?`, before.UTC()); err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
