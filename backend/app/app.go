@@ -23,13 +23,13 @@ import (
 
 // App is a running Switchboard.
 type App struct {
-	Config     Config
-	Store      *store.Store
-	Service    *service.Service
-	Jobs       *jobs.Engine
-	Webhooks   *webhook.Sender
-	Handler    http.Handler
-	log        *slog.Logger
+	Config   Config
+	Store    *store.Store
+	Service  *service.Service
+	Jobs     *jobs.Engine
+	Webhooks *webhook.Sender
+	Handler  http.Handler
+	log      *slog.Logger
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.

@@ -200,4 +200,3 @@ func webhooksOf(rows []webhookRow) ([]domain.Webhook, error) {
 	}
 	return out, nil
 }
-
