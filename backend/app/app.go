@@ -27,6 +27,7 @@ type App struct {
 	Dispatcher *webhook.Dispatcher
 	Handler    http.Handler
 	log        *slog.Logger
+	metrics    *metrics // served by MetricsHandler, never by Handler
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -74,6 +75,7 @@ func (a *App) Close() {
 func (a *App) routes() http.Handler {
 	cfg := a.Config
 	m := newMetrics(a.Service)
+	a.metrics = m
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit,
 		Burst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log}))
@@ -88,7 +90,6 @@ func (a *App) routes() http.Handler {
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
 	mux.HandleFunc("GET /readyz", a.ready)
-	mux.Handle("GET /metrics", m.handler())
 
 	var h http.Handler = mux
 	h = m.instrument(h)
