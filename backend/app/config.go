@@ -195,9 +195,9 @@ func (c Config) Validate() error {
 		bad("SWITCHBOARD_WEBHOOK_LEASE", "%v: must be at least %v", c.WebhookLease, MinWebhookLease)
 	}
 	if c.MetricsAddr != "" {
-		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {
 			bad("SWITCHBOARD_METRICS_ADDR", "%q is not host:port (for example 127.0.0.1:9091)", c.MetricsAddr)
-		} else if c.MetricsAddr == c.Addr {
+		} else if c.MetricsAddr == c.Addr && port != "0" { // port 0: the system picks two ports
 			bad("SWITCHBOARD_METRICS_ADDR", "%q is the main address: metrics need a listener of their own", c.MetricsAddr)
 		}
 	}
