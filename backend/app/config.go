@@ -79,7 +79,7 @@ type Setting struct {
 var Settings = []Setting{
 	{"SWITCHBOARD_ADDR", "addr", DefaultAddr, "address to listen on (host:port)"},
 	{"DATABASE_URL", "database-url", "sqlite://./data/switchboard.db", "postgres://… or postgresql://… for PostgreSQL; sqlite://path (or a plain file path) for the embedded SQLite"},
-	{"SWITCHBOARD_BASE_URL", "base-url", "", "public origin of the service (short links, cURL examples, the console's own origin); empty = http://localhost:<port> of the listen address"},
+	{"SWITCHBOARD_BASE_URL", "base-url", "", "public origin of the service (short links, cURL examples, the console's own origin); empty = the listener's URL (http://localhost:8080 for :8080)"},
 	{"SWITCHBOARD_MODELS_FILE", "models-file", "", "JSON file with the model catalog ([{\"id\",\"owned_by\",\"created\"}]); empty = built-in catalog"},
 	{"SWITCHBOARD_RATE_LIMIT", "", ftoa(rest.DefaultRateLimit), "requests per second per API key (token bucket refill rate, > 0)"},
 	{"SWITCHBOARD_RATE_BURST", "", strconv.Itoa(rest.DefaultBurst), "burst size per API key (≥ 1)"},

@@ -14,7 +14,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
@@ -108,15 +107,13 @@ Flags (serve, migrate):
 
 Environment (a flag wins over its variable):
 `)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, s := range app.Settings {
 		def := s.Default
 		if def == "" {
-			def = "(empty)"
+			def = "empty"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\tdefault %s\n", s.Env, s.Help, def)
+		fmt.Fprintf(w, "  %s (default %s)\n      %s\n", s.Env, def, s.Help)
 	}
-	tw.Flush()
 }
 
 // config parses the flags, then reads the environment with the flags in place of their
@@ -149,7 +146,7 @@ func config(name string, args []string, stdout io.Writer) (cfg app.Config, baseU
 	}
 	cfg, err = app.FromEnv(getenv)
 	if err != nil {
-		return cfg, false, fmt.Errorf("invalid configuration:\n%w", err)
+		return cfg, false, fmt.Errorf("invalid configuration:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
 	return cfg, strings.TrimSpace(getenv("SWITCHBOARD_BASE_URL")) != "", nil
 }

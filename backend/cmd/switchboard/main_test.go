@@ -40,6 +40,34 @@ func TestHelpListsEverySetting(t *testing.T) {
 	}
 }
 
+// The README's configuration table lists every setting with the default the code uses.
+func TestREADMEListsEverySettingAndItsDefault(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			cells := strings.Split(line, "|")
+			rows[strings.Trim(cells[1], " `")] = line
+		}
+	}
+	for _, s := range app.Settings {
+		row, ok := rows[s.Env]
+		if !ok {
+			t.Errorf("README: no row for %s", s.Env)
+			continue
+		}
+		if cells := strings.Split(row, "|"); s.Default != "" && strings.TrimSpace(cells[3]) != "`"+s.Default+"`" {
+			t.Errorf("README: %s default %s, the code says %q", s.Env, strings.TrimSpace(cells[3]), s.Default)
+		}
+		if s.Flag != "" && !strings.Contains(row, "`--"+s.Flag+"`") {
+			t.Errorf("README: %s row does not name --%s", s.Env, s.Flag)
+		}
+	}
+}
+
 func TestHelpFlagSucceeds(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"serve", "--help"}, {"migrate", "-h"}} {
 		var stdout, stderr bytes.Buffer
