@@ -3,7 +3,11 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/switchboard
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-STATICCHECK ?= $(shell command -v staticcheck || echo $(HOME)/go/bin/staticcheck)
+# staticcheck: the one on PATH, else the pinned version in Go's bin directory (installed by
+# `make lint` when missing; .ci/run pins the same version).
+STATICCHECK_VERSION := v0.7.0
+GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
+STATICCHECK ?= $(or $(shell command -v staticcheck),$(GOBIN_DIR)/staticcheck)
 
 .PHONY: run build frontend backend test test-go test-frontend test-e2e generate check-generated lint bench clean
 
@@ -47,12 +51,15 @@ generate: frontend/node_modules
 check-generated: generate
 	@git diff --exit-code -- graph frontend/src || (echo "generated code is out of date: run make generate and commit" && exit 1)
 
-## lint: gofmt, go vet, staticcheck, eslint and tsc
-lint: frontend/node_modules
+## lint: gofmt, go vet, staticcheck (installed when missing), eslint and tsc
+lint: frontend/node_modules $(STATICCHECK)
 	@test -z "$$(gofmt -l backend graph)" || (gofmt -l backend graph && exit 1)
 	cd backend && $(GO) vet ./... && $(STATICCHECK) ./...
 	cd graph && $(GO) vet ./... && $(STATICCHECK) ./...
 	cd frontend && npm run lint
+
+$(STATICCHECK):
+	GOBIN=$(abspath $(dir $(STATICCHECK))) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 ## bench: load benchmarks against baselines (see docs/benchmarks.md)
 bench: build

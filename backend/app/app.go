@@ -30,6 +30,7 @@ type App struct {
 	Webhooks *webhook.Sender
 	Handler  http.Handler
 	log      *slog.Logger
+	metrics  *metrics // served by MetricsHandler, never by Handler
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -61,7 +62,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	// Background work: one job engine, each kind registered here.
 	engine := jobs.New(st, jobs.Config{Logger: log, Lease: cfg.WebhookLease})
-	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers, Logger: log})
+	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers,
+		PerEndpoint: cfg.WebhookPerEndpoint, Logger: log})
 	engine.Register(sender.Kind())
 	if err := engine.Start(ctx); err != nil {
 		svc.Close()
@@ -86,6 +88,7 @@ func (a *App) Close() {
 func (a *App) routes() http.Handler {
 	cfg := a.Config
 	m := newMetrics(a.Service)
+	a.metrics = m
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit,
 		Burst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log}))
@@ -100,7 +103,6 @@ func (a *App) routes() http.Handler {
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
 	mux.HandleFunc("GET /readyz", a.ready)
-	mux.Handle("GET /metrics", m.handler())
 
 	var h http.Handler = mux
 	h = m.instrument(h)

@@ -170,10 +170,26 @@ func TestOperationalEndpoints(t *testing.T) {
 		t.Fatalf("missing asset: %d", resp.StatusCode)
 	}
 	get("/api/v1/models")
-	if resp, body := get("/metrics"); resp.StatusCode != 200 ||
-		!strings.Contains(body, `switchboard_http_requests_total{code="401",method="GET",surface="api"} 1`) ||
-		!strings.Contains(body, "switchboard_live_subscribers 0") {
-		t.Fatalf("metrics: %d\n%s", resp.StatusCode, body)
+	// Metrics are not public: the main handler does not serve them at all; the metrics
+	// handler (on its own listener, SWITCHBOARD_METRICS_ADDR) counts the main one's traffic.
+	if resp, body := get("/metrics"); resp.StatusCode != 404 || strings.Contains(body, "go_info") {
+		t.Fatalf("/metrics on the main handler: %d\n%.300s", resp.StatusCode, body)
+	}
+	metricsSrv := httptest.NewServer(a.MetricsHandler())
+	defer metricsSrv.Close()
+	resp, err := http.Get(metricsSrv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 ||
+		!strings.Contains(string(b), `switchboard_http_requests_total{code="401",method="GET",surface="api"} 1`) ||
+		!strings.Contains(string(b), "switchboard_live_subscribers 0") {
+		t.Fatalf("metrics: %d\n%s", resp.StatusCode, b)
+	}
+	if resp, err := http.Get(metricsSrv.URL + "/api/v1/models"); err != nil || resp.StatusCode != 404 {
+		t.Fatalf("the metrics listener serves more than /metrics: %v %v", resp, err)
 	}
 	// Readiness follows the database.
 	a.Store.Close()

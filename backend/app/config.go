@@ -2,19 +2,47 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/graph"
+)
+
+// Defaults of the settings that have no default elsewhere. The REST and GraphQL limits take
+// theirs from rest.Default* and graph.Default*, so each default is written once.
+const (
+	// DefaultWebhookWorkers is how many webhook deliveries one replica makes at once.
+	DefaultWebhookWorkers = 32
+	// DefaultWebhookLease is how long a claimed delivery is held before another replica may
+	// take it over (MinWebhookLease at least).
+	DefaultWebhookLease = 10 * time.Second
+	MinWebhookLease     = time.Second
+	// DefaultWebhookPerEndpoint is how many deliveries to one endpoint may be in flight at
+	// once, across all replicas.
+	DefaultWebhookPerEndpoint = 8
+	// DefaultAddr is the listen address.
+	DefaultAddr = ":8080"
+	// MinSecretsKeyLen is the shortest SWITCHBOARD_SECRETS_KEY accepted.
+	MinSecretsKeyLen = 16
 )
 
 // Config is everything an operator can set. Each field has an environment variable (and
 // the common ones a flag); see Settings for the list `switchboard --help` prints.
 type Config struct {
-	Addr         string
-	DatabaseURL  string
+	Addr        string
+	DatabaseURL string
+	// BaseURL is the public origin. FromEnv derives it from Addr when it is not set
+	// (http://localhost:8080 for :8080); `switchboard serve` derives it from the listener.
 	BaseURL      string
 	ModelsFile   string
 	RateLimit    float64
@@ -24,10 +52,19 @@ type Config struct {
 	GraphQLIntrospection bool
 	GraphQLComplexity    int
 	WebhookAllowList     []string
-	WebhookLease         time.Duration
-	WebhookWorkers       int
-	LogLevel             string
-	LogFormat            string
+	// WebhookLease is how long a claimed delivery is held (≥ MinWebhookLease).
+	WebhookLease time.Duration
+	// WebhookWorkers is how many deliveries this replica makes at once; 0 means this replica
+	// delivers no webhooks (an API-only replica), other replicas do.
+	WebhookWorkers int
+	// WebhookPerEndpoint is how many deliveries to one endpoint may be in flight at once,
+	// counted across all replicas (≥ 1).
+	WebhookPerEndpoint int
+	// MetricsAddr is the address of the separate listener that serves Prometheus /metrics;
+	// empty means metrics are not served. The main listener never serves them.
+	MetricsAddr string
+	LogLevel    string
+	LogFormat   string
 	// SecretsKey encrypts secrets kept at rest (webhook signing secrets, replayable
 	// responses that carry them). Empty: stored unencrypted (a warning is logged).
 	SecretsKey string
@@ -40,27 +77,32 @@ type Setting struct {
 
 // Settings lists every variable with its default, in the order --help shows them.
 var Settings = []Setting{
-	{"SWITCHBOARD_ADDR", "addr", ":8080", "address to listen on"},
-	{"DATABASE_URL", "database-url", "sqlite://./data/switchboard.db", "postgres://… for PostgreSQL, sqlite://path for the embedded SQLite"},
-	{"SWITCHBOARD_BASE_URL", "base-url", "http://localhost:8080", "public origin of the service (short links, cURL examples, the console's own origin)"},
+	{"SWITCHBOARD_ADDR", "addr", DefaultAddr, "address to listen on (host:port)"},
+	{"DATABASE_URL", "database-url", "sqlite://./data/switchboard.db", "postgres://… or postgresql://… for PostgreSQL; sqlite://path (or a plain file path) for the embedded SQLite"},
+	{"SWITCHBOARD_BASE_URL", "base-url", "", "public origin of the service (short links, cURL examples, the console's own origin); empty = the listener's URL (http://localhost:8080 for :8080)"},
 	{"SWITCHBOARD_MODELS_FILE", "models-file", "", "JSON file with the model catalog ([{\"id\",\"owned_by\",\"created\"}]); empty = built-in catalog"},
-	{"SWITCHBOARD_RATE_LIMIT", "", "20", "requests per second per API key (token bucket refill rate)"},
-	{"SWITCHBOARD_RATE_BURST", "", "40", "burst size per API key"},
-	{"SWITCHBOARD_MAX_BODY_BYTES", "", "1048576", "largest request body accepted"},
-	{"SWITCHBOARD_GRAPHQL_INTROSPECTION", "", "true", "allow GraphQL schema introspection"},
-	{"SWITCHBOARD_GRAPHQL_COMPLEXITY", "", "500", "largest GraphQL query complexity accepted"},
+	{"SWITCHBOARD_RATE_LIMIT", "", ftoa(rest.DefaultRateLimit), "requests per second per API key (token bucket refill rate, > 0)"},
+	{"SWITCHBOARD_RATE_BURST", "", strconv.Itoa(rest.DefaultBurst), "burst size per API key (≥ 1)"},
+	{"SWITCHBOARD_MAX_BODY_BYTES", "", strconv.Itoa(rest.DefaultMaxBodyBytes), "largest request body accepted, in bytes (≥ 1)"},
+	{"SWITCHBOARD_GRAPHQL_INTROSPECTION", "", "true", "allow GraphQL schema introspection (true or false)"},
+	{"SWITCHBOARD_GRAPHQL_COMPLEXITY", "", strconv.Itoa(graph.DefaultComplexityLimit), "largest GraphQL query complexity accepted (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "", "", "comma-separated hosts or CIDRs webhooks may reach despite SSRF rules (e.g. 127.0.0.1,n8n.internal)"},
-	{"SWITCHBOARD_WEBHOOK_LEASE", "", "30s", "how long a worker holds a webhook delivery before another replica may take it over"},
-	{"SWITCHBOARD_WEBHOOK_WORKERS", "", "8", "concurrent webhook deliveries per replica"},
-	{"SWITCHBOARD_SECRETS_KEY", "", "", "long random string; encrypts webhook signing secrets at rest (AES-256-GCM). Keep it stable: changing it makes stored secrets unreadable"},
+	{"SWITCHBOARD_WEBHOOK_WORKERS", "", strconv.Itoa(DefaultWebhookWorkers), "webhook deliveries this replica makes at once; 0 = this replica delivers no webhooks (API-only)"},
+	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
+	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
+	{"SWITCHBOARD_METRICS_ADDR", "", "", "address of a separate listener serving Prometheus /metrics (e.g. 127.0.0.1:9091); empty = metrics are not served. The main address never serves them"},
+	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts webhook signing secrets at rest (AES-256-GCM). Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
 }
 
-// FromEnv reads the configuration from getenv (os.Getenv in production).
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// FromEnv reads the configuration from getenv (os.Getenv in production) and checks it
+// (see Validate). An error names every variable that is wrong.
 func FromEnv(getenv func(string) string) (Config, error) {
 	get := func(env string) string {
-		if v := getenv(env); v != "" {
+		if v := strings.TrimSpace(getenv(env)); v != "" {
 			return v
 		}
 		for _, s := range Settings {
@@ -72,30 +114,130 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	c := Config{
 		Addr: get("SWITCHBOARD_ADDR"), DatabaseURL: get("DATABASE_URL"), BaseURL: get("SWITCHBOARD_BASE_URL"),
-		ModelsFile: get("SWITCHBOARD_MODELS_FILE"), SecretsKey: get("SWITCHBOARD_SECRETS_KEY"), LogLevel: get("SWITCHBOARD_LOG_LEVEL"), LogFormat: get("SWITCHBOARD_LOG_FORMAT"),
+		ModelsFile: get("SWITCHBOARD_MODELS_FILE"), MetricsAddr: get("SWITCHBOARD_METRICS_ADDR"),
+		SecretsKey: getenv("SWITCHBOARD_SECRETS_KEY"), LogLevel: get("SWITCHBOARD_LOG_LEVEL"), LogFormat: get("SWITCHBOARD_LOG_FORMAT"),
 	}
-	var err error
-	parse := func(env string, f func(string) error) {
-		if err == nil {
-			if e := f(get(env)); e != nil {
-				err = fmt.Errorf("%s: %w", env, e)
-			}
+	var errs []error
+	parse := func(env, want string, f func(string) error) {
+		v := get(env)
+		if f(v) != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: not %s", env, v, want))
 		}
 	}
-	parse("SWITCHBOARD_RATE_LIMIT", func(v string) (e error) { _, e = fmt.Sscan(v, &c.RateLimit); return })
-	parse("SWITCHBOARD_RATE_BURST", func(v string) (e error) { _, e = fmt.Sscan(v, &c.RateBurst); return })
-	parse("SWITCHBOARD_MAX_BODY_BYTES", func(v string) (e error) { _, e = fmt.Sscan(v, &c.MaxBodyBytes); return })
-	parse("SWITCHBOARD_GRAPHQL_INTROSPECTION", func(v string) (e error) { _, e = fmt.Sscan(v, &c.GraphQLIntrospection); return })
-	parse("SWITCHBOARD_GRAPHQL_COMPLEXITY", func(v string) (e error) { _, e = fmt.Sscan(v, &c.GraphQLComplexity); return })
-	parse("SWITCHBOARD_WEBHOOK_LEASE", func(v string) (e error) { c.WebhookLease, e = time.ParseDuration(v); return })
-	parse("SWITCHBOARD_WEBHOOK_WORKERS", func(v string) (e error) { _, e = fmt.Sscan(v, &c.WebhookWorkers); return })
+	parseInt := func(env string, dst *int) {
+		parse(env, "a whole number", func(v string) (e error) { *dst, e = strconv.Atoi(v); return })
+	}
+	parse("SWITCHBOARD_RATE_LIMIT", "a number", func(v string) (e error) { c.RateLimit, e = strconv.ParseFloat(v, 64); return })
+	parseInt("SWITCHBOARD_RATE_BURST", &c.RateBurst)
+	parse("SWITCHBOARD_MAX_BODY_BYTES", "a whole number of bytes", func(v string) (e error) { c.MaxBodyBytes, e = strconv.ParseInt(v, 10, 64); return })
+	parse("SWITCHBOARD_GRAPHQL_INTROSPECTION", "true or false", func(v string) (e error) { c.GraphQLIntrospection, e = strconv.ParseBool(v); return })
+	parseInt("SWITCHBOARD_GRAPHQL_COMPLEXITY", &c.GraphQLComplexity)
+	parseInt("SWITCHBOARD_WEBHOOK_WORKERS", &c.WebhookWorkers)
+	parseInt("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", &c.WebhookPerEndpoint)
+	parse("SWITCHBOARD_WEBHOOK_LEASE", "a duration such as 10s or 1m", func(v string) (e error) { c.WebhookLease, e = time.ParseDuration(v); return })
 	for _, h := range strings.Split(get("SWITCHBOARD_WEBHOOK_ALLOWLIST"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.WebhookAllowList = append(c.WebhookAllowList, h)
 		}
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	return c, err
+	if c.BaseURL == "" {
+		c.BaseURL = BaseURLFor(c.Addr)
+	}
+	if len(errs) > 0 { // values that did not parse would only repeat as range errors
+		return c, errors.Join(errs...)
+	}
+	return c, c.Validate()
+}
+
+// Validate refuses values that mean nothing (a negative rate limit, a zero body limit, …),
+// naming the variable (and flag) of each. FromEnv calls it; call it again after changing
+// fields (as the command does with its flags).
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(env, format string, args ...any) {
+		name := env
+		for _, s := range Settings {
+			if s.Env == env && s.Flag != "" {
+				name += " (--" + s.Flag + ")"
+			}
+		}
+		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("SWITCHBOARD_ADDR", "%q is not host:port (for example :8080 or 127.0.0.1:8080)", c.Addr)
+	}
+	if c.DatabaseURL == "" {
+		bad("DATABASE_URL", "empty")
+	}
+	if err := checkOrigin(c.BaseURL); err != nil {
+		bad("SWITCHBOARD_BASE_URL", "%q %v", c.BaseURL, err)
+	}
+	if math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) || c.RateLimit <= 0 {
+		bad("SWITCHBOARD_RATE_LIMIT", "%v requests per second: must be greater than 0", c.RateLimit)
+	}
+	if c.RateBurst < 1 {
+		bad("SWITCHBOARD_RATE_BURST", "%d: must be at least 1", c.RateBurst)
+	}
+	if c.MaxBodyBytes < 1 {
+		bad("SWITCHBOARD_MAX_BODY_BYTES", "%d: must be at least 1", c.MaxBodyBytes)
+	}
+	if c.GraphQLComplexity < 1 {
+		bad("SWITCHBOARD_GRAPHQL_COMPLEXITY", "%d: must be at least 1", c.GraphQLComplexity)
+	}
+	if c.WebhookWorkers < 0 {
+		bad("SWITCHBOARD_WEBHOOK_WORKERS", "%d: must be 0 (this replica delivers no webhooks) or more", c.WebhookWorkers)
+	}
+	if c.WebhookPerEndpoint < 1 {
+		bad("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "%d: must be at least 1", c.WebhookPerEndpoint)
+	}
+	if c.WebhookLease < MinWebhookLease {
+		bad("SWITCHBOARD_WEBHOOK_LEASE", "%v: must be at least %v", c.WebhookLease, MinWebhookLease)
+	}
+	if c.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			bad("SWITCHBOARD_METRICS_ADDR", "%q is not host:port (for example 127.0.0.1:9091)", c.MetricsAddr)
+		} else if c.MetricsAddr == c.Addr && port != "0" { // port 0: the system picks two ports
+			bad("SWITCHBOARD_METRICS_ADDR", "%q is the main address: metrics need a listener of their own", c.MetricsAddr)
+		}
+	}
+	if c.SecretsKey != "" && len(c.SecretsKey) < MinSecretsKeyLen {
+		bad("SWITCHBOARD_SECRETS_KEY", "too short (%d characters): use a random string of at least %d, or leave it empty", len(c.SecretsKey), MinSecretsKeyLen)
+	}
+	var level slog.Level
+	if level.UnmarshalText([]byte(c.LogLevel)) != nil {
+		bad("SWITCHBOARD_LOG_LEVEL", "%q: must be debug, info, warn or error", c.LogLevel)
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		bad("SWITCHBOARD_LOG_FORMAT", "%q: must be json or text", c.LogFormat)
+	}
+	return errors.Join(errs...)
+}
+
+// checkOrigin accepts an origin: http or https, a host, no path, query or user.
+func checkOrigin(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("is not an http:// or https:// origin (for example https://sb.example.com)")
+	}
+	if strings.TrimRight(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return errors.New("must be an origin only (scheme, host and port; no path, query or user)")
+	}
+	return nil
+}
+
+// BaseURLFor is the origin a browser on this machine uses to reach a listener on addr:
+// http://localhost:<port> when addr has no host or a wildcard one (":8080", "0.0.0.0:8080",
+// "[::]:8080"), http://<host>:<port> otherwise.
+func BaseURLFor(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://localhost" + ":" + strings.TrimPrefix(addr, ":")
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // loadModels reads the operator's model catalog; empty path means the built-in one.

@@ -6,12 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
+	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
+	"github.com/switchboard-dev/switchboard/graph"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -34,6 +37,115 @@ func TestFromEnv(t *testing.T) {
 		return map[string]string{"SWITCHBOARD_WEBHOOK_LEASE": "soon"}[k]
 	}); err == nil {
 		t.Fatal("a bad duration was accepted")
+	}
+}
+
+// Each default is written once: the values FromEnv gives with nothing set are the exported
+// constants (and the REST and GraphQL packages' own defaults), and --help shows the same.
+func TestDefaultsAgree(t *testing.T) {
+	cfg, err := app.FromEnv(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := app.Config{
+		Addr: ":8080", DatabaseURL: "sqlite://./data/switchboard.db", BaseURL: "http://localhost:8080",
+		RateLimit: rest.DefaultRateLimit, RateBurst: rest.DefaultBurst, MaxBodyBytes: rest.DefaultMaxBodyBytes,
+		GraphQLIntrospection: true, GraphQLComplexity: graph.DefaultComplexityLimit,
+		WebhookLease: app.DefaultWebhookLease, WebhookWorkers: app.DefaultWebhookWorkers,
+		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, LogLevel: "info", LogFormat: "json",
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("defaults:\n got %+v\nwant %+v", cfg, want)
+	}
+	if app.DefaultWebhookWorkers != 32 || app.DefaultWebhookLease != 10*time.Second || app.DefaultWebhookPerEndpoint != 8 {
+		t.Fatal("the webhook defaults are not the documented 32 workers, 10s lease, 8 per endpoint")
+	}
+	defaults := map[string]string{}
+	for _, s := range app.Settings {
+		defaults[s.Env] = s.Default
+	}
+	for env, v := range map[string]string{"SWITCHBOARD_WEBHOOK_WORKERS": "32", "SWITCHBOARD_WEBHOOK_LEASE": "10s",
+		"SWITCHBOARD_WEBHOOK_PER_ENDPOINT": "8", "SWITCHBOARD_RATE_LIMIT": "20", "SWITCHBOARD_MAX_BODY_BYTES": "1048576",
+		"SWITCHBOARD_METRICS_ADDR": ""} {
+		if d, ok := defaults[env]; !ok || d != v {
+			t.Errorf("Settings: %s default %q, want %q", env, d, v)
+		}
+	}
+}
+
+// Edge values mean what the documentation says, and nonsense is refused at start with a
+// message naming the variable.
+func TestFromEnvEdgeValues(t *testing.T) {
+	from := func(env map[string]string) (app.Config, error) {
+		return app.FromEnv(func(k string) string { return env[k] })
+	}
+	cfg, err := from(map[string]string{"SWITCHBOARD_WEBHOOK_WORKERS": "0", "SWITCHBOARD_WEBHOOK_LEASE": "1s",
+		"SWITCHBOARD_WEBHOOK_PER_ENDPOINT": "1", "SWITCHBOARD_RATE_LIMIT": "0.5", "SWITCHBOARD_RATE_BURST": "1",
+		"SWITCHBOARD_MAX_BODY_BYTES": "1", "SWITCHBOARD_GRAPHQL_INTROSPECTION": "false", "SWITCHBOARD_LOG_LEVEL": "debug",
+		"SWITCHBOARD_LOG_FORMAT": "text", "SWITCHBOARD_METRICS_ADDR": "127.0.0.1:9091"})
+	if err != nil {
+		t.Fatalf("smallest meaningful values refused: %v", err)
+	}
+	if cfg.WebhookWorkers != 0 || cfg.WebhookLease != time.Second || cfg.WebhookPerEndpoint != 1 ||
+		cfg.GraphQLIntrospection || cfg.MetricsAddr != "127.0.0.1:9091" {
+		t.Fatalf("config: %+v", cfg)
+	}
+
+	// The default base URL follows the listen address.
+	for addr, base := range map[string]string{":9000": "http://localhost:9000", "0.0.0.0:9000": "http://localhost:9000",
+		"[::]:9000": "http://localhost:9000", "127.0.0.1:18778": "http://127.0.0.1:18778", "[::1]:9000": "http://[::1]:9000"} {
+		cfg, err := from(map[string]string{"SWITCHBOARD_ADDR": addr})
+		if err != nil || cfg.BaseURL != base {
+			t.Errorf("SWITCHBOARD_ADDR=%s: base URL %q (%v), want %q", addr, cfg.BaseURL, err, base)
+		}
+	}
+
+	refused := []struct{ env, value, says string }{
+		{"SWITCHBOARD_WEBHOOK_WORKERS", "-1", "must be 0"},
+		{"SWITCHBOARD_WEBHOOK_WORKERS", "many", "not a whole number"},
+		{"SWITCHBOARD_WEBHOOK_LEASE", "500ms", "at least 1s"},
+		{"SWITCHBOARD_WEBHOOK_LEASE", "-10s", "at least 1s"},
+		{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "0", "at least 1"},
+		{"SWITCHBOARD_RATE_LIMIT", "-5", "greater than 0"},
+		{"SWITCHBOARD_RATE_LIMIT", "0", "greater than 0"},
+		{"SWITCHBOARD_RATE_LIMIT", "NaN", "greater than 0"},
+		{"SWITCHBOARD_RATE_LIMIT", "20abc", "not a number"},
+		{"SWITCHBOARD_RATE_BURST", "0", "at least 1"},
+		{"SWITCHBOARD_MAX_BODY_BYTES", "0", "at least 1"},
+		{"SWITCHBOARD_MAX_BODY_BYTES", "1MB", "not a whole number"},
+		{"SWITCHBOARD_GRAPHQL_COMPLEXITY", "-1", "at least 1"},
+		{"SWITCHBOARD_GRAPHQL_INTROSPECTION", "yes please", "true or false"},
+		{"SWITCHBOARD_ADDR", "localhost", "host:port"},
+		{"SWITCHBOARD_BASE_URL", "sb.example.com", "origin"},
+		{"SWITCHBOARD_BASE_URL", "https://sb.example.com/app", "no path"},
+		{"SWITCHBOARD_BASE_URL", "ftp://sb.example.com", "origin"},
+		{"SWITCHBOARD_METRICS_ADDR", "9090", "host:port"},
+		{"SWITCHBOARD_METRICS_ADDR", ":8080", "main address"},
+		{"SWITCHBOARD_SECRETS_KEY", "short", "at least 16"},
+		{"SWITCHBOARD_LOG_LEVEL", "verbose", "debug, info, warn or error"},
+		{"SWITCHBOARD_LOG_FORMAT", "xml", "json or text"},
+	}
+	for _, r := range refused {
+		_, err := from(map[string]string{r.env: r.value})
+		if err == nil {
+			t.Errorf("%s=%s was accepted", r.env, r.value)
+			continue
+		}
+		if !strings.Contains(err.Error(), r.env) || !strings.Contains(err.Error(), r.says) {
+			t.Errorf("%s=%s: the error %q does not name the variable or say %q", r.env, r.value, err, r.says)
+		}
+	}
+
+	// Every problem is reported at once, so an operator fixes them in one go.
+	_, err = from(map[string]string{"SWITCHBOARD_RATE_BURST": "0", "SWITCHBOARD_WEBHOOK_WORKERS": "-3"})
+	if err == nil || !strings.Contains(err.Error(), "SWITCHBOARD_RATE_BURST") || !strings.Contains(err.Error(), "SWITCHBOARD_WEBHOOK_WORKERS") {
+		t.Fatalf("two mistakes: %v", err)
+	}
+	// Validate names the flag too, for values that flags set.
+	cfg, _ = from(nil)
+	cfg.BaseURL = "localhost:8080"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "SWITCHBOARD_BASE_URL (--base-url)") {
+		t.Fatalf("Validate: %v", err)
 	}
 }
 

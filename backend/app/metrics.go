@@ -71,6 +71,12 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 	})
 }
 
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+// MetricsHandler serves Prometheus's text format at GET /metrics (404 elsewhere). It is meant
+// for a listener of its own (SWITCHBOARD_METRICS_ADDR), reachable by the scraper but not by
+// the public: Handler never serves /metrics, because the figures (and the Go version in
+// go_info) are no business of API clients.
+func (a *App) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
+	return mux
 }

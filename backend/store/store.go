@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,14 +56,19 @@ type Store struct {
 	listener *pq.Listener // set while Listen runs (PostgreSQL)
 }
 
-// Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path (or a
-// bare file path) for SQLite. It does not migrate; call Migrate.
+// Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path,
+// sqlite:path or a plain file path (no scheme) for SQLite. Any other scheme is refused (a
+// typo such as postgress:// must not start on an SQLite file named after it). It does not
+// migrate; call Migrate.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
 	s := &Store{url: rawURL}
-	var err error
-	switch {
-	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		s.dialect = Postgres
+	dialect, path, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	s.dialect = dialect
+	switch dialect {
+	case Postgres:
 		s.db, err = sqlx.Open("postgres", rawURL)
 		if err != nil {
 			return nil, err
@@ -70,14 +76,6 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		s.db.SetMaxOpenConns(20)
 		s.db.SetMaxIdleConns(10)
 	default:
-		s.dialect = SQLite
-		path := strings.TrimPrefix(strings.TrimPrefix(rawURL, "sqlite://"), "sqlite:")
-		if i := strings.IndexByte(path, '?'); i >= 0 {
-			path = path[:i]
-		}
-		if path == "" {
-			return nil, errors.New("store: empty SQLite path")
-		}
 		if dir := filepath.Dir(path); dir != "." {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("store: create %s: %w", dir, err)
@@ -99,6 +97,36 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
 	return s, nil
+}
+
+// urlScheme matches a URL scheme (two characters at least, so that a Windows drive letter
+// stays a path).
+var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]+):`)
+
+// parseURL tells the dialect of a database URL and, for SQLite, the file path. The error
+// names the scheme only: the URL may carry a password.
+func parseURL(rawURL string) (Dialect, string, error) {
+	scheme := ""
+	if m := urlScheme.FindStringSubmatch(rawURL); m != nil {
+		scheme = m[1]
+	}
+	switch scheme {
+	case "postgres", "postgresql":
+		return Postgres, "", nil
+	case "sqlite", "":
+		path := rawURL
+		if scheme != "" {
+			path = strings.TrimPrefix(rawURL[len(scheme)+1:], "//")
+		}
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if path == "" {
+			return "", "", errors.New("store: empty SQLite path (use sqlite://path/to/file.db)")
+		}
+		return SQLite, path, nil
+	}
+	return "", "", fmt.Errorf("store: unknown database URL scheme %q: use postgres://… or postgresql://… for PostgreSQL, sqlite://path or a plain file path for SQLite", scheme)
 }
 
 // Dialect reports which database this is.

@@ -14,7 +14,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
@@ -25,31 +24,70 @@ import (
 var version = "dev"
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "switchboard:", err)
-		os.Exit(1)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a mistake on the command line (an unknown flag or command): it is reported
+// once, with a hint instead of the whole usage, and the exit status is 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+
+// errHelpShown ends a command whose --help was printed.
+var errHelpShown = errors.New("help shown")
+
+// cli runs a command line and returns the exit status: 0, 1 for a failure, 2 for a usage
+// mistake.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, stdout, stderr)
+	var usage usageError
+	switch {
+	case err == nil, errors.Is(err, errHelpShown):
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "switchboard: %v\nRun 'switchboard --help' for usage.\n", usage.err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "switchboard:", err)
+		return 1
 	}
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+	if len(args) > 0 {
+		switch args[0] {
+		case "--version", "-version", "-v":
+			cmd, args = "version", args[1:]
+		case "--help", "-help", "-h":
+			cmd, args = "help", args[1:]
+		default:
+			if !strings.HasPrefix(args[0], "-") {
+				cmd, args = args[0], args[1:]
+			}
+		}
 	}
 	switch cmd {
 	case "serve":
-		return serve(args, stdout, stderr)
+		return serve(ctx, args, stdout, stderr)
 	case "migrate":
-		return migrate(args, stderr)
+		return migrate(ctx, args, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args, stdout)
 	case "version":
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("version takes no arguments (got %q)", args[0])}
+		}
 		fmt.Fprintln(stdout, "switchboard", version)
 		return nil
 	case "help":
 		usage(stdout)
 		return nil
 	}
-	usage(stderr)
-	return fmt.Errorf("unknown command %q", cmd)
+	return usageError{fmt.Errorf("unknown command %q", cmd)}
 }
 
 func usage(w io.Writer) {
@@ -58,7 +96,8 @@ func usage(w io.Writer) {
 Usage:
   switchboard serve [flags]     run the service (the default command)
   switchboard migrate [flags]   apply database migrations and exit
-  switchboard version           print the version
+  switchboard healthcheck       exit 0 when the local server's /readyz answers 200 (for Docker)
+  switchboard version           print the version (also --version, -v)
 
 Flags (serve, migrate):
   --addr          listen address            ($SWITCHBOARD_ADDR)
@@ -66,42 +105,55 @@ Flags (serve, migrate):
   --base-url      public origin             ($SWITCHBOARD_BASE_URL)
   --models-file   model catalog JSON file   ($SWITCHBOARD_MODELS_FILE)
 
-Environment:
+Environment (a flag wins over its variable):
 `)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, s := range app.Settings {
 		def := s.Default
 		if def == "" {
-			def = "(empty)"
+			def = "empty"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\tdefault %s\n", s.Env, s.Help, def)
+		fmt.Fprintf(w, "  %s (default %s)\n      %s\n", s.Env, def, s.Help)
 	}
-	tw.Flush()
 }
 
-// config reads the environment, then lets flags override it.
-func config(name string, args []string, stderr io.Writer) (app.Config, error) {
-	cfg, err := app.FromEnv(os.Getenv)
-	if err != nil {
-		return cfg, err
-	}
+// config parses the flags, then reads the environment with the flags in place of their
+// variables, so that one check (app.Config.Validate) covers both. baseURLSet reports whether
+// the base URL was given (otherwise serve derives it from the listener).
+func config(name string, args []string, stdout io.Writer) (cfg app.Config, baseURLSet bool, err error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { usage(stderr) }
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "database connection URL")
-	fs.StringVar(&cfg.BaseURL, "base-url", cfg.BaseURL, "public origin")
-	fs.StringVar(&cfg.ModelsFile, "models-file", cfg.ModelsFile, "model catalog JSON file")
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
+	fs.SetOutput(io.Discard) // errors are reported once, by cli
+	flags := map[string]*string{}
+	for _, s := range app.Settings {
+		if s.Flag != "" {
+			flags[s.Env] = fs.String(s.Flag, "", s.Help)
+		}
 	}
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return cfg, nil
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return cfg, false, errHelpShown
+		}
+		return cfg, false, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return cfg, false, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	getenv := func(env string) string {
+		if f, ok := flags[env]; ok && *f != "" {
+			return *f
+		}
+		return os.Getenv(env)
+	}
+	cfg, err = app.FromEnv(getenv)
+	if err != nil {
+		return cfg, false, fmt.Errorf("invalid configuration:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	}
+	return cfg, strings.TrimSpace(getenv("SWITCHBOARD_BASE_URL")) != "", nil
 }
 
 func logger(cfg app.Config, w io.Writer) *slog.Logger {
 	var level slog.Level
-	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	_ = level.UnmarshalText([]byte(cfg.LogLevel)) // checked by Validate
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.LogFormat == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))
@@ -109,15 +161,12 @@ func logger(cfg app.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-func migrate(args []string, stderr io.Writer) error {
-	cfg, err := config("migrate", args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, _, err := config("migrate", args, stdout)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -131,25 +180,37 @@ func migrate(args []string, stderr io.Writer) error {
 	return nil
 }
 
-func serve(args []string, stdout, stderr io.Writer) error {
-	cfg, err := config("serve", args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil // usage was printed
-	}
+// serve runs the service until ctx is cancelled (SIGTERM or SIGINT), then shuts down
+// gracefully.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, baseURLSet, err := config("serve", args, stdout)
 	if err != nil {
 		return err
 	}
 	log := logger(cfg, stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
-	a, err := app.New(ctx, cfg, log)
+	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	if !baseURLSet {
+		// The URL that reaches this listener (the port may be 0, the flag may differ from
+		// the environment): printed, and the console's own origin.
+		cfg.BaseURL = app.BaseURLFor(ln.Addr().String())
+	}
+	var metricsLn net.Listener
+	if cfg.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("SWITCHBOARD_METRICS_ADDR: %w", err)
+		}
+	}
+	a, err := app.New(ctx, cfg, log)
 	if err != nil {
-		a.Close()
+		ln.Close()
+		if metricsLn != nil {
+			metricsLn.Close()
+		}
 		return err
 	}
 	base, cancelBase := context.WithCancel(context.Background())
@@ -166,10 +227,20 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Switchboard %s listening on %s\nConsole: %s/user/api\n", version, ln.Addr(), cfg.BaseURL)
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	var metricsSrv *http.Server
+	if metricsLn != nil {
+		metricsSrv = &http.Server{Handler: a.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+		fmt.Fprintf(stdout, "Metrics: %s/metrics\n", app.BaseURLFor(metricsLn.Addr().String()))
+		go func() { errc <- metricsSrv.Serve(metricsLn) }()
+	}
 	select {
 	case err := <-errc:
+		srv.Close()
+		if metricsSrv != nil {
+			metricsSrv.Close()
+		}
 		a.Close()
 		return err
 	case <-ctx.Done():
@@ -179,10 +250,56 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
 	cancelBase()
+	if metricsSrv != nil {
+		metricsSrv.Close() // after the main server, so a last scrape can see the drain
+	}
 	a.Close()
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	log.Info("stopped")
+	return nil
+}
+
+// healthcheck asks the local server's /readyz and succeeds on 200. The image has no shell or
+// curl, so Docker's HEALTHCHECK runs this. The address comes from SWITCHBOARD_ADDR (a
+// wildcard host is reached on 127.0.0.1), or --url.
+func healthcheck(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	target := fs.String("url", "", "URL to check (default: /readyz on SWITCHBOARD_ADDR)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: switchboard healthcheck [--url http://127.0.0.1:8080/readyz]")
+			return errHelpShown
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if *target == "" {
+		addr := os.Getenv("SWITCHBOARD_ADDR")
+		if addr == "" {
+			addr = app.DefaultAddr
+		}
+		*target = strings.Replace(app.BaseURLFor(addr), "//localhost:", "//127.0.0.1:", 1) + "/readyz"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *target, nil)
+	if err != nil {
+		return usageError{err}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("not ready: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("not ready: %s answered %d %s", *target, resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	fmt.Fprintf(stdout, "%s\n", strings.TrimSpace(string(body)))
 	return nil
 }
