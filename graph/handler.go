@@ -58,6 +58,8 @@ type Options struct {
 	ComplexityLimit int
 	// DepthLimit caps how deeply selections nest (default 10; introspection not counted).
 	DepthLimit int
+	// DocumentLimits bound a query's size before it is validated (see DocumentLimits).
+	DocumentLimits DocumentLimits
 	// MaxBodyBytes limits a POST body (default 1 MiB); websocket messages get the same limit.
 	MaxBodyBytes int64
 	// SecureCookies marks the session cookie Secure even when the request did not arrive
@@ -148,7 +150,9 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		PayloadReadLimit: &readLimit,
 	})
 
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](opts.QueryCacheSize))
+	cache := lru.New[*ast.QueryDocument](opts.QueryCacheSize)
+	srv.SetQueryCache(cache)
+	srv.Use(newDocumentLimits(opts.DocumentLimits, cache)) // before parsing and validation
 	if opts.Introspection {
 		srv.Use(extension.Introspection{})
 	} else {
