@@ -54,7 +54,8 @@ type Options struct {
 	BaseURL string
 	// Introspection enables __schema/__type queries and "did you mean" suggestions.
 	Introspection bool
-	// ComplexityLimit caps an operation's complexity (each field costs 1; default 500).
+	// ComplexityLimit caps an operation's complexity (each field costs 1, and each row a
+	// list may return 1 more; default 500).
 	ComplexityLimit int
 	// DepthLimit caps how deeply selections nest (default 10; introspection not counted).
 	DepthLimit int
@@ -130,7 +131,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		h.ownOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
 	}
 
-	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts}}
+	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts}, Complexity: complexityRoot()}
 	srv := handler.New(generated.NewExecutableSchema(cfg))
 
 	// Only these transports: no multipart or urlencoded form transport a cross-site

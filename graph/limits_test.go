@@ -159,8 +159,9 @@ func TestDocumentLimitsOverWebsocket(t *testing.T) {
 		t.Fatalf("complete for %q", m.ID)
 	}
 
-	c.subscribe(t, "1", eventsSubscription, nil)
+	after := h.lastEventID(t, token) // replayed from here, so no race with the subscription starting
 	h.createKey(t, token)
+	c.subscribe(t, "1", eventsSubscription, map[string]any{"after": after})
 	if e := c.nextEvent(t, "1"); e.Type != "api_key.created" {
 		t.Fatalf("event after the refused subscription: %+v", e)
 	}
