@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/graph"
 )
 
@@ -35,7 +36,7 @@ func TestComplexityCountsPageSize(t *testing.T) {
 		}
 		for name, q := range refused {
 			resp, r := h.post(t, q, nil, s)
-			if r.code(t) != "COMPLEXITY_LIMIT_EXCEEDED" {
+			if r.code(t) != "COMPLEXITY_LIMIT_EXCEEDED" || resp.StatusCode != http.StatusUnprocessableEntity {
 				t.Errorf("%s: status %d, %+v", name, resp.StatusCode, r.Errors)
 			}
 		}
@@ -63,4 +64,19 @@ func TestComplexityCountsPageSize(t *testing.T) {
 			t.Errorf("first: 1000: status %d", resp.StatusCode)
 		}
 	})
+}
+
+// Every operation refused before it runs is answered like a validation error: 422.
+func TestLimitRefusalsAre422(t *testing.T) {
+	h := newHarness(t, store.SQLite, graph.Options{DepthLimit: 2})
+	for q, code := range map[string]string{
+		`{ viewer { user { id } } }`:           "DEPTH_LIMIT_EXCEEDED",
+		aliased(25, "events { nodes { id } }"): "COMPLEXITY_LIMIT_EXCEEDED",
+		`{ __typename`:                         "GRAPHQL_PARSE_FAILED",
+	} {
+		resp, r := h.post(t, q, nil)
+		if resp.StatusCode != http.StatusUnprocessableEntity || r.code(t) != code {
+			t.Errorf("%.40s: status %d, %+v", q, resp.StatusCode, r.Errors)
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
+const codeDepthLimit = "DEPTH_LIMIT_EXCEEDED"
+
 // depthLimit refuses operations whose selections nest deeper than max (fragments are
 // followed; introspection fields are not counted, as the standard introspection query is
 // deep by nature and is refused anyway when introspection is off).
@@ -32,7 +34,7 @@ func (d depthLimit) MutateOperationContext(_ context.Context, opCtx *graphql.Ope
 	}
 	if depth := m.depth(opCtx.Operation.SelectionSet); depth > d.max {
 		err := gqlerror.Errorf("operation nests %d levels deep, more than the limit of %d", depth, d.max)
-		err.Extensions = map[string]any{"code": "DEPTH_LIMIT_EXCEEDED"}
+		err.Extensions = map[string]any{"code": codeDepthLimit}
 		return err
 	}
 	return nil

@@ -68,11 +68,15 @@ func (l *DocumentLimits) defaults() {
 const codeInvalid = "INVALID"
 
 func init() {
-	// A document refused before it runs is answered like a parse or validation error:
+	// An operation refused before it runs is answered like a parse or validation error:
 	// HTTP 422 (400 for application/graphql-response+json), and an "error" message on a
 	// websocket. gqlgen consults this registry only for errors that refuse an operation
-	// before execution, so resolvers' INVALID errors are unaffected.
-	errcode.RegisterErrorType(codeInvalid, errcode.KindProtocol)
+	// before execution, so resolvers' INVALID errors are unaffected. gqlgen's complexity
+	// extension documents a 422 but does not register its code, so it is registered here
+	// too, with the depth limit's.
+	for _, code := range []string{codeInvalid, "COMPLEXITY_LIMIT_EXCEEDED", codeDepthLimit} {
+		errcode.RegisterErrorType(code, errcode.KindProtocol)
+	}
 }
 
 // documentLimits is the gqlgen extension enforcing DocumentLimits. It runs as an
