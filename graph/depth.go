@@ -9,6 +9,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
+const codeDepthLimit = "DEPTH_LIMIT_EXCEEDED"
+
 // depthLimit refuses operations whose selections nest deeper than max (fragments are
 // followed; introspection fields are not counted, as the standard introspection query is
 // deep by nature and is refused anyway when introspection is off).
@@ -26,20 +28,31 @@ func (d depthLimit) MutateOperationContext(_ context.Context, opCtx *graphql.Ope
 	if opCtx.Operation == nil {
 		return nil
 	}
-	if depth := selectionDepth(opCtx.Operation.SelectionSet, opCtx.Doc.Fragments, d.max+1, map[string]bool{}); depth > d.max {
+	m := depthMeter{fragments: map[string]*ast.FragmentDefinition{}, cap: d.max + 1, memo: map[string]int{}, visiting: map[string]bool{}}
+	for _, f := range opCtx.Doc.Fragments {
+		m.fragments[f.Name] = f // names are unique: validation refused duplicates
+	}
+	if depth := m.depth(opCtx.Operation.SelectionSet); depth > d.max {
 		err := gqlerror.Errorf("operation nests %d levels deep, more than the limit of %d", depth, d.max)
-		err.Extensions = map[string]any{"code": "DEPTH_LIMIT_EXCEEDED"}
+		err.Extensions = map[string]any{"code": codeDepthLimit}
 		return err
 	}
 	return nil
 }
 
-// selectionDepth is the depth of set, counting up to stop. Fragments being expanded are in
-// visiting, so a cycle (which validation has refused already) cannot recurse forever.
-func selectionDepth(set ast.SelectionSet, fragments ast.FragmentDefinitionList, stop int, visiting map[string]bool) int {
-	if stop <= 0 {
-		return 0
-	}
+// depthMeter measures selection depth, counting up to cap. A fragment's depth does not
+// depend on where it is spread, so each is measured once (memo): the walk is linear in the
+// document's size even when fragments spread others many times over. Fragments being
+// measured are in visiting, so a cycle (which validation has refused already) cannot
+// recurse forever.
+type depthMeter struct {
+	fragments map[string]*ast.FragmentDefinition
+	cap       int
+	memo      map[string]int
+	visiting  map[string]bool
+}
+
+func (m *depthMeter) depth(set ast.SelectionSet) int {
 	deepest := 0
 	for _, sel := range set {
 		d := 0
@@ -48,17 +61,30 @@ func selectionDepth(set ast.SelectionSet, fragments ast.FragmentDefinitionList, 
 			if strings.HasPrefix(sel.Name, "__") {
 				continue
 			}
-			d = 1 + selectionDepth(sel.SelectionSet, fragments, stop-1, visiting)
+			d = min(1+m.depth(sel.SelectionSet), m.cap)
 		case *ast.InlineFragment:
-			d = selectionDepth(sel.SelectionSet, fragments, stop, visiting)
+			d = m.depth(sel.SelectionSet)
 		case *ast.FragmentSpread:
-			if f := fragments.ForName(sel.Name); f != nil && !visiting[sel.Name] {
-				visiting[sel.Name] = true
-				d = selectionDepth(f.SelectionSet, fragments, stop, visiting)
-				delete(visiting, sel.Name)
-			}
+			d = m.fragment(sel.Name)
 		}
-		deepest = max(deepest, d)
+		if deepest = max(deepest, d); deepest >= m.cap {
+			return m.cap
+		}
 	}
 	return deepest
+}
+
+func (m *depthMeter) fragment(name string) int {
+	if d, ok := m.memo[name]; ok {
+		return d
+	}
+	f := m.fragments[name]
+	if f == nil || m.visiting[name] {
+		return 0
+	}
+	m.visiting[name] = true
+	d := m.depth(f.SelectionSet)
+	delete(m.visiting, name)
+	m.memo[name] = d
+	return d
 }

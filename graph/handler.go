@@ -54,10 +54,13 @@ type Options struct {
 	BaseURL string
 	// Introspection enables __schema/__type queries and "did you mean" suggestions.
 	Introspection bool
-	// ComplexityLimit caps an operation's complexity (each field costs 1; default 500).
+	// ComplexityLimit caps an operation's complexity (each field costs 1, and each row a
+	// list may return 1 more; default 500).
 	ComplexityLimit int
 	// DepthLimit caps how deeply selections nest (default 10; introspection not counted).
 	DepthLimit int
+	// DocumentLimits bound a query's size before it is validated (see DocumentLimits).
+	DocumentLimits DocumentLimits
 	// MaxBodyBytes limits a POST body (default 1 MiB); websocket messages get the same limit.
 	MaxBodyBytes int64
 	// SecureCookies marks the session cookie Secure even when the request did not arrive
@@ -128,7 +131,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		h.ownOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
 	}
 
-	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts}}
+	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts}, Complexity: complexityRoot()}
 	srv := handler.New(generated.NewExecutableSchema(cfg))
 
 	// Only these transports: no multipart or urlencoded form transport a cross-site
@@ -148,7 +151,9 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		PayloadReadLimit: &readLimit,
 	})
 
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](opts.QueryCacheSize))
+	cache := lru.New[*ast.QueryDocument](opts.QueryCacheSize)
+	srv.SetQueryCache(cache)
+	srv.Use(newDocumentLimits(opts.DocumentLimits, cache)) // before parsing and validation
 	if opts.Introspection {
 		srv.Use(extension.Introspection{})
 	} else {

@@ -59,7 +59,9 @@ var internalNames = []string{"localhost", "metadata.google.internal", "metadata"
 
 // Classify returns why ip is refused by default ("" for a public address).
 func Classify(ip netip.Addr) string {
-	ip = ip.Unmap() // ::ffff:10.0.0.1 is 10.0.0.1
+	// ::ffff:10.0.0.1 is 10.0.0.1; fe80::1%eth0 is fe80::1 (a prefix never contains an
+	// address with a zone, so a zone would otherwise hide any range).
+	ip = ip.Unmap().WithZone("")
 	if !ip.IsValid() {
 		return "invalid"
 	}
@@ -128,7 +130,7 @@ func (p *Policy) HostAllowed(host string) bool {
 }
 
 func (p *Policy) inAllowedRange(ip netip.Addr) bool {
-	ip = ip.Unmap()
+	ip = ip.Unmap().WithZone("")
 	for _, pre := range p.prefixes {
 		if pre.Contains(ip) {
 			return true
@@ -148,15 +150,24 @@ func (p *Policy) CheckIP(ip netip.Addr) error {
 
 // CheckURL is the registration-time check: it refuses URLs that obviously target a
 // non-public address (an IP literal in a refused range, localhost, a metadata name) unless
-// allow-listed. Names are not resolved here; the dial-time check covers them.
+// allow-listed. IPv4 literals are read as browsers and resolvers read them, so
+// "http://2130706433/", "http://127.1/" and "http://0x7f.0.0.1/" are 127.0.0.1, and a host
+// that ends in a number without being a valid IPv4 address ("http://1.2.3.4.5/",
+// "http://08.0.0.1/") is refused. Names are not resolved here; the dial-time check covers
+// them.
 func (p *Policy) CheckURL(u *url.URL) error {
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if p.HostAllowed(host) {
+	host := canonicalHost(u.Hostname())
+	if p.hosts[strings.TrimSuffix(host, ".")] {
 		return nil
 	}
-	if ip, err := netip.ParseAddr(host); err == nil {
+	ip, isIP, err := hostAddr(host)
+	if err != nil {
+		return err
+	}
+	if isIP {
 		return p.CheckIP(ip)
 	}
+	host = strings.TrimSuffix(host, ".")
 	for _, n := range internalNames {
 		if host == n || strings.HasSuffix(host, "."+n) {
 			return &BlockedError{Addr: host, Why: "internal name"}
