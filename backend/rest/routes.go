@@ -186,7 +186,7 @@ func (a *api) routes() []route {
 				"optionally only those of one channel instance. The response holds the signing secret (`whsec_…`) " +
 				"this once: store it to verify deliveries. Targets must be public addresses unless the operator allow-lists them.",
 			bodyExample: createWebhookRequest{URL: "https://example.com/webhooks/switchboard", Description: "Order system",
-				EventTypes: []string{"message.received", "link.clicked"}},
+				EventTypes: []string{"api_key.created", "api_key.revoked"}},
 		},
 		{
 			method: "GET", path: "/api/v1/webhooks/{id}", operationID: "getWebhook", serve: call(a.getWebhook),

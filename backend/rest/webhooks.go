@@ -15,7 +15,7 @@ import (
 type createWebhookRequest struct {
 	URL         string   `json:"url" required:"true" format:"uri" maxLength:"2048" doc:"Where to send events: an absolute http(s) URL of a public host." example:"https://example.com/webhooks/switchboard"`
 	Description string   `json:"description" maxLength:"500" doc:"What the endpoint is for." example:"Order system"`
-	EventTypes  []string "json:\"event_types\" required:\"true\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"message.received\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
+	EventTypes  []string "json:\"event_types\" required:\"true\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"api_key.created\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
 	InstanceID  *string  "json:\"instance_id,omitempty\" doc:\"Only events of this channel instance (`inst_…`).\""
 	Enabled     *bool    `json:"enabled,omitempty" default:"true" doc:"Whether deliveries are sent."`
 }
@@ -48,7 +48,7 @@ func (presentString) jsonSchema() obj { return obj{"type": []string{"string", "n
 
 // testWebhookRequest is the optional body of POST /webhooks/{id}/test.
 type testWebhookRequest struct {
-	EventType string `json:"event_type,omitempty" default:"webhook.test" doc:"The type of the sample event to send." example:"link.clicked"`
+	EventType string `json:"event_type,omitempty" default:"webhook.test" doc:"The type of the sample event to send." example:"api_key.created"`
 }
 
 // webhookWithSecret is an endpoint with its signing secret: the one response that shows it.

@@ -1,0 +1,90 @@
+package rest
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// TestSchemasListTheJSONFields checks the reflection against encoding/json itself: for the
+// request and response type of every route, a value with every field set encodes exactly
+// the properties its schema lists, and the schema requires only properties it lists.
+func TestSchemasListTheJSONFields(t *testing.T) {
+	schemas := newSchemaSet()
+	for _, rt := range (&api{}).routes() {
+		types := []reflect.Type{rt.serve.response}
+		if rt.serve.body != nil {
+			schemas.requestRef(rt.serve.body)
+			types = append(types, rt.serve.body)
+		}
+		for _, typ := range types {
+			if typ.Implements(reflect.TypeFor[schemaer]()) {
+				continue
+			}
+			schemas.of(typ)
+			what := rt.operationID + ": " + typ.String()
+			schema := schemas.defs[schemas.name(typ)].(obj)
+			var props []string
+			for name := range schema["properties"].(obj) {
+				props = append(props, name)
+			}
+			sort.Strings(props)
+
+			raw, err := json.Marshal(filled(typ, 0).Interface())
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			var encoded map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &encoded); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			var fields []string
+			for name := range encoded {
+				fields = append(fields, name)
+			}
+			sort.Strings(fields)
+			if !slices.Equal(props, fields) {
+				t.Errorf("%s: the schema lists %v, encoding/json writes %v", what, props, fields)
+			}
+			required, _ := schema["required"].([]string)
+			for _, r := range required {
+				if !slices.Contains(props, r) {
+					t.Errorf("%s: requires %q, which it does not list", what, r)
+				}
+			}
+		}
+	}
+}
+
+// filled returns a value of t with every field set (so that omitempty leaves none out).
+func filled(t reflect.Type, depth int) reflect.Value {
+	v := reflect.New(t).Elem()
+	if u, ok := v.Addr().Interface().(json.Unmarshaler); ok {
+		_ = u.UnmarshalJSON([]byte(`"x"`))
+		return v
+	}
+	if depth > 5 {
+		return v
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		v.Set(filled(t.Elem(), depth+1).Addr())
+	case reflect.Slice:
+		v.Set(reflect.Append(v, filled(t.Elem(), depth+1)))
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				v.Field(i).Set(filled(t.Field(i).Type, depth+1))
+			}
+		}
+	}
+	return v
+}
