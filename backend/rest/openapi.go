@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -12,10 +11,12 @@ import (
 	"strings"
 )
 
-// The OpenAPI 3.1 document is built in Go from the operation list in openapi_spec.go, so the
-// shared parts (the error envelope, the auth and rate-limit responses, the headers) are
-// written once. It is kept apart from the route table on purpose: a test checks that the
-// two list the same operations, and that real responses validate against the document.
+// The OpenAPI 3.1 document is built from the route table (routes.go): each route gives its
+// summary, description, tag, scope and parameters, and its handler's Go types give the
+// request and response schemas (schema.go). What operations share (the error envelope and
+// responses, the auth and rate-limit headers, the list and Idempotency-Key parameters) is
+// written once, here. The document is built and encoded once, at start-up; tests validate it
+// as OpenAPI 3.1 and check every response (and every accepted request) against it.
 
 func (a *api) getOpenAPI(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
@@ -162,13 +163,7 @@ func openAPI(routes []route, baseURL string) obj {
 				"Each key is rate limited (token bucket); the `x-ratelimit-*` headers report its state. " +
 				"The model endpoints follow OpenAI's API, so the OpenAI SDKs work with base URL `<this server>/api/v1`.",
 		},
-		"tags": []obj{
-			{"name": "Account", "description": "The calling API key and its workspace."},
-			{"name": "Models", "description": "The models the workspace can use, in OpenAI's shapes."},
-			{"name": "Events", "description": "The workspace's event log: every change, as the same envelope webhooks deliver."},
-			{"name": "Webhooks", "description": "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
-			{"name": "Meta", "description": "This description of the API."},
-		},
+		"tags":     tagList(),
 		"security": []obj{{"bearerAuth": []string{}}},
 		"paths":    paths,
 		"components": obj{
@@ -195,6 +190,14 @@ func openAPI(routes []route, baseURL string) obj {
 		doc["servers"] = []obj{{"url": strings.TrimSuffix(baseURL, "/"), "description": "This Switchboard server"}}
 	}
 	return doc
+}
+
+func tagList() []obj {
+	out := make([]obj, len(tags))
+	for i, t := range tags {
+		out[i] = obj{"name": t.name, "description": t.description}
+	}
+	return out
 }
 
 // operation is the document's description of a route.
@@ -236,13 +239,14 @@ func (rt route) operation(schemas *schemaSet) obj {
 		o["x-required-scope"] = rt.scope
 	}
 	if body := rt.serve.body; body != nil {
+		schema := schemas.request(body)
 		example := jsonValue(rt.bodyExample)
 		if rt.bodyExample == nil {
-			example = mustExample(schemas, body)
+			example = mustExample(schemas, schema, rt.operationID)
 		}
 		o["requestBody"] = obj{
 			"required": !rt.optionalBody,
-			"content":  obj{"application/json": obj{"schema": schemas.requestRef(body), "example": example}},
+			"content":  obj{"application/json": obj{"schema": schema, "example": example}},
 		}
 	}
 	okHeaders := obj{"X-Request-Id": obj{"$ref": "#/components/headers/X-Request-Id"}}
@@ -254,14 +258,15 @@ func (rt route) operation(schemas *schemaSet) obj {
 	if rt.method == http.MethodPost {
 		okHeaders["Idempotent-Replayed"] = obj{"$ref": "#/components/headers/Idempotent-Replayed"}
 	}
+	schema := schemas.response(rt.serve.response)
 	example := jsonValue(rt.example)
 	if rt.example == nil {
-		example = mustExample(schemas, rt.serve.response)
+		example = mustExample(schemas, schema, rt.operationID)
 	}
 	responses := obj{strconv.Itoa(rt.status): obj{
 		"description": rt.okText(),
 		"headers":     okHeaders,
-		"content":     obj{"application/json": obj{"schema": schemas.of(rt.serve.response), "example": example}},
+		"content":     obj{"application/json": obj{"schema": schema, "example": example}},
 	}}
 	if !rt.public {
 		statuses = append(statuses, 401, 403, 429, 500)
@@ -292,8 +297,8 @@ func (rt route) okText() string {
 	return http.StatusText(rt.status) + "."
 }
 
-func mustExample(schemas *schemaSet, t reflect.Type) any {
-	ex, err := schemas.example(t)
+func mustExample(schemas *schemaSet, schema obj, operationID string) any {
+	ex, err := schemas.example(schema, operationID)
 	if err != nil {
 		panic("rest: OpenAPI example: " + err.Error())
 	}

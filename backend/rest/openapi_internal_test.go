@@ -15,15 +15,15 @@ func TestSchemasListTheJSONFields(t *testing.T) {
 	schemas := newSchemaSet()
 	for _, rt := range (&api{}).routes() {
 		types := []reflect.Type{rt.serve.response}
+		schemas.response(rt.serve.response)
 		if rt.serve.body != nil {
-			schemas.requestRef(rt.serve.body)
+			schemas.request(rt.serve.body)
 			types = append(types, rt.serve.body)
 		}
 		for _, typ := range types {
 			if typ.Implements(reflect.TypeFor[schemaer]()) {
 				continue
 			}
-			schemas.of(typ)
 			what := rt.operationID + ": " + typ.String()
 			schema := schemas.defs[schemas.name(typ)].(obj)
 			var props []string

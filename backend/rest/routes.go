@@ -86,6 +86,15 @@ func (a *api) reply(w http.ResponseWriter, r *http.Request, status int, out any,
 	writeJSON(w, status, out)
 }
 
+// tags group the operations in the document and the console's API reference, in this order.
+var tags = []struct{ name, description string }{
+	{"Account", "The calling API key and its workspace."},
+	{"Models", "The models the workspace can use, in OpenAI's shapes."},
+	{"Events", "The workspace's event log: every change, as the same envelope webhooks deliver."},
+	{"Webhooks", "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
+	{"Meta", "This description of the API."},
+}
+
 // Parameters used by several routes.
 var (
 	limitParam = param{ref: "Limit", name: "limit", in: "query"}

@@ -41,7 +41,8 @@ type schemaSet struct {
 	defs  obj                     // name → schema
 	names map[reflect.Type]string // type → component name
 	taken map[string]reflect.Type
-	// inbound types are request bodies: only required:"true" fields are required.
+	// inbound types are read from request bodies (only required:"true" fields are
+	// required), the others are written in responses. A type is one or the other.
 	inbound map[reflect.Type]bool
 }
 
@@ -55,21 +56,21 @@ var (
 	timeType      = reflect.TypeFor[time.Time]()
 	timestampType = reflect.TypeFor[domain.Timestamp]()
 	rawJSONType   = reflect.TypeFor[json.RawMessage]()
-	scopeType     = reflect.TypeFor[domain.Scope]()
 )
 
 // schemaer is implemented by types whose JSON is not what reflection sees (custom
 // UnmarshalJSON).
 type schemaer interface{ jsonSchema() obj }
 
-// requestRef returns the schema of a request body type (registering its components).
-func (s *schemaSet) requestRef(t reflect.Type) obj {
-	s.inbound[t] = true
-	return s.of(t)
-}
+// request returns the schema of a request body type, registering the components it uses.
+func (s *schemaSet) request(t reflect.Type) obj { return s.schema(t, true) }
 
-// of returns the schema of t: a $ref for named structs, inline otherwise.
-func (s *schemaSet) of(t reflect.Type) obj {
+// response returns the schema of a response type, registering the components it uses.
+func (s *schemaSet) response(t reflect.Type) obj { return s.schema(t, false) }
+
+// schema returns the schema of t (read from requests when in): a $ref for named structs,
+// inline otherwise.
+func (s *schemaSet) schema(t reflect.Type, in bool) obj {
 	if t.Implements(reflect.TypeFor[schemaer]()) {
 		return reflect.Zero(t).Interface().(schemaer).jsonSchema()
 	}
@@ -81,7 +82,7 @@ func (s *schemaSet) of(t reflect.Type) obj {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return nullable(s.of(t.Elem()))
+		return nullable(s.schema(t.Elem(), in))
 	case reflect.String:
 		return obj{"type": "string"}
 	case reflect.Bool:
@@ -95,19 +96,22 @@ func (s *schemaSet) of(t reflect.Type) obj {
 		if t.Elem().Kind() == reflect.Uint8 {
 			return obj{"type": "string", "contentEncoding": "base64"}
 		}
-		return obj{"type": "array", "items": s.of(t.Elem())}
+		return obj{"type": "array", "items": s.schema(t.Elem(), in)}
 	case reflect.Map:
-		return obj{"type": "object", "additionalProperties": s.of(t.Elem())}
+		return obj{"type": "object", "additionalProperties": s.schema(t.Elem(), in)}
 	case reflect.Interface:
 		return obj{}
 	case reflect.Struct:
 		if t.Name() == "" {
-			return s.object(t)
+			return s.object(t, in)
 		}
 		name := s.name(t)
 		if _, done := s.defs[name]; !done {
+			s.inbound[t] = in
 			s.defs[name] = obj{} // placeholder: recursive types end here
-			s.defs[name] = s.object(t)
+			s.defs[name] = s.object(t, in)
+		} else if s.inbound[t] != in {
+			panic("rest: " + t.String() + " is both a request and a response type; declare one of each")
 		}
 		return obj{"$ref": "#/components/schemas/" + name}
 	}
@@ -146,10 +150,10 @@ func upperFirst(s string) string {
 }
 
 // object is the schema of a struct type's fields.
-func (s *schemaSet) object(t reflect.Type) obj {
+func (s *schemaSet) object(t reflect.Type, in bool) obj {
 	props, required := obj{}, []string{}
 	for _, f := range jsonFields(t) {
-		p := s.of(f.typ)
+		p := s.schema(f.typ, in)
 		if f.tag.Get("type") != "" {
 			p["type"] = f.tag.Get("type")
 		}
@@ -161,7 +165,7 @@ func (s *schemaSet) object(t reflect.Type) obj {
 			p["examples"] = []any{f.example}
 		}
 		props[f.name] = p
-		if f.tag.Get("required") == "true" || (!s.inbound[t] && !f.omitEmpty) {
+		if f.tag.Get("required") == "true" || (!in && !f.omitEmpty) {
 			required = append(required, f.name)
 		}
 	}
@@ -313,12 +317,11 @@ func jsonFields(t reflect.Type) []field {
 	return out
 }
 
-// example makes an example value of a type from its fields' examples (or consts, defaults,
-// enums; null for what may be null). It fails for a field with none of these, so every
-// example in the document is made of chosen values.
-func (s *schemaSet) example(t reflect.Type) (any, error) {
-	schema := s.of(t)
-	return s.exampleOf(schema, t.String(), 0)
+// example makes an example value of a schema from its fields' examples (or consts,
+// defaults, enums; null for what may be null). It fails for a field with none of these, so
+// every example in the document is made of chosen values.
+func (s *schemaSet) example(schema obj, where string) (any, error) {
+	return s.exampleOf(schema, where, 0)
 }
 
 func (s *schemaSet) exampleOf(schema obj, where string, depth int) (any, error) {
