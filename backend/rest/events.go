@@ -2,37 +2,33 @@ package rest
 
 import (
 	"net/http"
-
-	"github.com/gorilla/mux"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
-func (a *api) listEvents(r *http.Request) (list[domain.Event], error) {
-	var (
-		f   domain.EventFilter
-		err error
-	)
-	f.Types = queryList(r, "type")
-	if f.Since, err = queryTime(r, "since"); err != nil {
-		return list[domain.Event]{}, err
-	}
-	if f.Until, err = queryTime(r, "until"); err != nil {
-		return list[domain.Event]{}, err
-	}
-	p, err := listParams(r)
-	if err != nil {
-		return list[domain.Event]{}, err
-	}
-	page, err := a.svc.Events.List(r.Context(), actor(r), f, p)
+// eventsQuery is the input of GET /events.
+type eventsQuery struct {
+	Type  []string   "json:\"-\" query:\"type\" example:\"[\\\"api_key.created\\\"]\" doc:\"Only events of these types: repeat the parameter or separate types with commas (`?type=api_key.created,api_key.revoked`). `GET /api/v1/event-types` lists them.\""
+	Since *time.Time `json:"-" query:"since" doc:"Only events at or after this time (RFC 3339)." example:"2025-04-01T00:00:00Z"`
+	Until *time.Time `json:"-" query:"until" doc:"Only events before this time (RFC 3339)." example:"2025-04-30T00:00:00Z"`
+	listQuery
+}
+
+func (a *api) listEvents(r *http.Request, q eventsQuery) (list[domain.Event], error) {
+	page, err := a.svc.Events.List(r.Context(), actor(r), domain.EventFilter{Types: q.Type, Since: q.Since, Until: q.Until}, q.params())
 	if err != nil {
 		return list[domain.Event]{}, renameParam(err, "types", "type") // ?type= here, types in the service
 	}
 	return listOf(page), nil
 }
 
-func (a *api) getEvent(r *http.Request) (domain.Event, error) {
-	return a.svc.Events.Get(r.Context(), actor(r), mux.Vars(r)["id"])
+type eventPath struct {
+	ID string `json:"-" path:"id" doc:"The event's id." example:"evt_01jr8c4a9fz3x1w7v5t3r1p9n7"`
+}
+
+func (a *api) getEvent(r *http.Request, p eventPath) (domain.Event, error) {
+	return a.svc.Events.Get(r.Context(), actor(r), p.ID)
 }
 
 // eventType documents one event type with a sample of its data.

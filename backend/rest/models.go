@@ -3,8 +3,6 @@ package rest
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
@@ -22,6 +20,10 @@ func (a *api) listModels(r *http.Request) (modelList, error) {
 	return modelList{Object: "list", Data: models}, err
 }
 
-func (a *api) getModel(r *http.Request) (domain.Model, error) {
-	return a.svc.Models.Get(r.Context(), actor(r), mux.Vars(r)["id"])
+type modelPath struct {
+	ID string "json:\"-\" path:\"id\" example:\"gpt-4o-mini\" doc:\"The model's id. It may contain `/` and `:`.\""
+}
+
+func (a *api) getModel(r *http.Request, p modelPath) (domain.Model, error) {
+	return a.svc.Models.Get(r.Context(), actor(r), p.ID)
 }

@@ -36,33 +36,6 @@ func (openAPIDocument) jsonSchema() obj {
 		"examples": []any{obj{"openapi": "3.1.0", "info": obj{"title": "Switchboard API", "version": "1.0.0"}, "paths": obj{}}}}
 }
 
-// param is a path or query parameter of a route, or (ref) one of the shared ones in
-// #/components/parameters.
-type param struct {
-	name, in string
-	doc      string
-	schema   obj
-	example  any
-	required bool
-	explode  bool // an array given as repeated parameters
-	ref      string
-}
-
-func pathParam(name, doc, example string) param {
-	return param{name: name, in: "path", required: true, doc: doc, schema: obj{"type": "string"}, example: example}
-}
-
-func (p param) build() obj {
-	if p.ref != "" {
-		return obj{"$ref": "#/components/parameters/" + p.ref}
-	}
-	o := obj{"name": p.name, "in": p.in, "required": p.required, "description": p.doc, "schema": p.schema, "example": p.example}
-	if p.explode {
-		o["style"], o["explode"] = "form", true
-	}
-	return o
-}
-
 // errorResponses are the component responses every error status refers to.
 var errorResponses = map[int]struct{ name, description, example string }{
 	400: {"BadRequest", "The request is invalid: a parameter or body field is wrong (`param` names it).", "validation_failed"},
@@ -216,15 +189,12 @@ func (rt route) operation(schemas *schemaSet) obj {
 		"description": description,
 		"tags":        []string{rt.tag},
 	}
-	params := []obj{}
+	var params []obj
 	statuses := []int{}
-	for _, p := range rt.params {
-		params = append(params, p.build())
-		switch p.in {
-		case "path":
-			statuses = append(statuses, 404)
-		case "query":
-			statuses = append(statuses, 400)
+	if rt.serve.input != nil {
+		params = schemas.params(rt.serve.input)
+		for _, p := range paramFields(rt.serve.input) {
+			statuses = append(statuses, map[string]int{"path": 404, "query": 400}[p.in])
 		}
 	}
 	if rt.method == http.MethodPost {

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"sort"
@@ -87,4 +88,31 @@ func filled(t reflect.Type, depth int) reflect.Value {
 		}
 	}
 	return v
+}
+
+// TestInputTypes checks the inputs of every route: parameters are never body fields, an
+// input without a body has no body fields (they would be silently ignored), and every
+// parameter has a type readParams reads.
+func TestInputTypes(t *testing.T) {
+	for _, rt := range (&api{}).routes() {
+		in := rt.serve.input
+		if in == nil {
+			continue
+		}
+		for _, p := range paramFields(in) {
+			if p.tag.Get("json") != "-" {
+				t.Errorf("%s: parameter %s must be tagged json:\"-\"", rt.operationID, p.name)
+			}
+			if p.tag.Get("ref") == "" && (p.tag.Get("doc") == "" || p.tag.Get("example") == "") {
+				t.Errorf("%s: parameter %s needs a doc and an example", rt.operationID, p.name)
+			}
+		}
+		if f := jsonFields(in); rt.serve.body == nil && len(f) > 0 {
+			t.Errorf("%s: %s has body fields but the route reads no body", rt.operationID, in)
+		}
+		req := httptest.NewRequest("GET", "/?limit=1&after=x&since=2025-01-01T00:00:00Z&until=2025-01-02T00:00:00Z&type=a,b", nil)
+		if err := readParams(req, reflect.New(in).Interface()); err != nil {
+			t.Errorf("%s: %v", rt.operationID, err)
+		}
+	}
 }

@@ -20,8 +20,6 @@ type route struct {
 	tag, summary, description string
 	// scope is the scope a key needs ("" for any valid key), as the service checks it.
 	scope string
-	// params are the path and query parameters (the body is serve's request type).
-	params []param
 	// status is the success status (default 200) and returns its description;
 	// optionalBody lets the body be left out.
 	status       int
@@ -36,10 +34,11 @@ type route struct {
 	bodyExample, example any
 }
 
-// endpoint is a handler with the Go types of its request body (nil: none) and response.
+// endpoint is a handler with the Go types of its input (nil: none; its path and query
+// parameters, schema_params.go), its request body (nil: none) and its response.
 type endpoint struct {
-	body, response reflect.Type
-	handler        func(a *api, rt route) http.HandlerFunc
+	input, body, response reflect.Type
+	handler               func(a *api, rt route) http.HandlerFunc
 }
 
 // call serves a handler that takes no body: it returns the response object (written with
@@ -53,10 +52,27 @@ func call[Out any](h func(*http.Request) (Out, error)) endpoint {
 	}}
 }
 
-// callWithBody serves a handler whose JSON body decodes strictly into In: unknown fields and
-// wrong types are 400 naming the field, a body that is not JSON 415 (json.go).
+// callWith serves a handler whose input In holds the path and query parameters.
+func callWith[In, Out any](h func(*http.Request, In) (Out, error)) endpoint {
+	return endpoint{input: reflect.TypeFor[In](), response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			var in In
+			if err := readParams(r, &in); err != nil {
+				a.error(w, r, err)
+				return
+			}
+			out, err := h(r, in)
+			a.reply(w, r, rt.status, out, err)
+		}
+	}}
+}
+
+// callWithBody serves a handler whose input In holds the parameters and the JSON body, which
+// decodes strictly: unknown fields and wrong types are 400 naming the field, a body that is
+// not JSON 415 (json.go).
 func callWithBody[In, Out any](h func(*http.Request, In) (Out, error)) endpoint {
-	return endpoint{body: reflect.TypeFor[In](), response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
+	t := reflect.TypeFor[In]()
+	return endpoint{input: t, body: t, response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
 		read := decode
 		if rt.optionalBody {
 			read = decodeOptional
@@ -64,6 +80,10 @@ func callWithBody[In, Out any](h func(*http.Request, In) (Out, error)) endpoint 
 		return func(w http.ResponseWriter, r *http.Request) {
 			var in In
 			if err := read(r, &in); err != nil {
+				a.error(w, r, err)
+				return
+			}
+			if err := readParams(r, &in); err != nil {
 				a.error(w, r, err)
 				return
 			}
@@ -94,14 +114,6 @@ var tags = []struct{ name, description string }{
 	{"Webhooks", "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
 	{"Meta", "This description of the API."},
 }
-
-// Parameters used by several routes.
-var (
-	limitParam = param{ref: "Limit", name: "limit", in: "query"}
-	afterParam = param{ref: "After", name: "after", in: "query"}
-	webhookID  = pathParam("id", "The webhook endpoint's id.", exampleWebhookID)
-	deliveryID = pathParam("delivery_id", "The delivery's id.", exampleDeliveryID)
-)
 
 // routes is the route table: every /api/v1 operation and its documentation, in one place.
 // Path variables use gorilla/mux syntax; {id:.+} lets model ids contain '/'. Descriptions
@@ -134,40 +146,27 @@ func (a *api) routes() []route {
 				"base URL `<server>/api/v1`. The catalog is set by the operator.",
 		},
 		{
-			method: "GET", path: "/api/v1/models/{id:.+}", operationID: "getModel", serve: call(a.getModel),
+			method: "GET", path: "/api/v1/models/{id:.+}", operationID: "getModel", serve: callWith(a.getModel),
 			tag: "Models", scope: "models:read",
 			summary:     "Get a model",
 			returns:     "The model.",
 			description: "One model of the catalog, in OpenAI's shape. Model ids may contain `/` and `:` (e.g. `meta/llama-3.1-8b:free`).",
-			params:      []param{pathParam("id", "The model's id.", "gpt-4o-mini")},
 		},
 
 		{
-			method: "GET", path: "/api/v1/events", operationID: "listEvents", serve: call(a.listEvents),
+			method: "GET", path: "/api/v1/events", operationID: "listEvents", serve: callWith(a.listEvents),
 			tag: "Events", scope: "events:read",
 			summary: "List events",
 			returns: "A page of events.",
 			description: "The workspace's events, newest first, in the envelope webhooks deliver. " +
 				"Filter by type and time; page with `limit` and `after`.",
-			params: []param{
-				{name: "type", in: "query", explode: true, schema: obj{"type": "array", "items": obj{"type": "string"}},
-					doc: "Only events of these types: repeat the parameter or separate types with commas " +
-						"(`?type=api_key.created,api_key.revoked`). `GET /api/v1/event-types` lists them.",
-					example: []string{"api_key.created"}},
-				{name: "since", in: "query", schema: obj{"type": "string", "format": "date-time"},
-					doc: "Only events at or after this time (RFC 3339).", example: "2025-04-01T00:00:00Z"},
-				{name: "until", in: "query", schema: obj{"type": "string", "format": "date-time"},
-					doc: "Only events before this time (RFC 3339).", example: "2025-04-30T00:00:00Z"},
-				limitParam, afterParam,
-			},
 		},
 		{
-			method: "GET", path: "/api/v1/events/{id}", operationID: "getEvent", serve: call(a.getEvent),
+			method: "GET", path: "/api/v1/events/{id}", operationID: "getEvent", serve: callWith(a.getEvent),
 			tag: "Events", scope: "events:read",
 			summary:     "Get an event",
 			returns:     "The event.",
 			description: "One event of the workspace, in the envelope webhooks deliver.",
-			params:      []param{pathParam("id", "The event's id.", exampleEventID)},
 		},
 		{
 			method: "GET", path: "/api/v1/event-types", operationID: "listEventTypes", serve: call(a.listEventTypes),
@@ -179,12 +178,11 @@ func (a *api) routes() []route {
 		},
 
 		{
-			method: "GET", path: "/api/v1/webhooks", operationID: "listWebhooks", serve: call(a.listWebhooks),
+			method: "GET", path: "/api/v1/webhooks", operationID: "listWebhooks", serve: callWith(a.listWebhooks),
 			tag: "Webhooks", scope: "webhooks:read",
 			summary:     "List webhook endpoints",
 			returns:     "A page of endpoints.",
 			description: "The workspace's webhook endpoints, newest first. Signing secrets are never shown here.",
-			params:      []param{limitParam, afterParam},
 		},
 		{
 			method: "POST", path: "/api/v1/webhooks", operationID: "createWebhook", serve: callWithBody(a.createWebhook),
@@ -198,12 +196,11 @@ func (a *api) routes() []route {
 				EventTypes: []string{"api_key.created", "api_key.revoked"}},
 		},
 		{
-			method: "GET", path: "/api/v1/webhooks/{id}", operationID: "getWebhook", serve: call(a.getWebhook),
+			method: "GET", path: "/api/v1/webhooks/{id}", operationID: "getWebhook", serve: callWith(a.getWebhook),
 			tag: "Webhooks", scope: "webhooks:read",
 			summary:     "Get a webhook endpoint",
 			returns:     "The endpoint.",
 			description: "One endpoint of the workspace (without its secret).",
-			params:      []param{webhookID},
 		},
 		{
 			method: "PATCH", path: "/api/v1/webhooks/{id}", operationID: "updateWebhook", serve: callWithBody(a.updateWebhook),
@@ -213,25 +210,22 @@ func (a *api) routes() []route {
 			description: "Changes the fields sent and keeps the others. `instance_id: null` (or `\"\"`) removes the instance filter. " +
 				"Disabling an endpoint fails its pending deliveries (retry them after enabling it again); " +
 				"enabling it clears its `disabled_reason`.",
-			params:      []param{webhookID},
 			bodyExample: updateWebhookRequest{EventTypes: &[]string{"*"}, Enabled: ptr(true)},
 		},
 		{
-			method: "DELETE", path: "/api/v1/webhooks/{id}", operationID: "deleteWebhook", serve: call(a.deleteWebhook),
+			method: "DELETE", path: "/api/v1/webhooks/{id}", operationID: "deleteWebhook", serve: callWith(a.deleteWebhook),
 			tag: "Webhooks", scope: "webhooks:write",
 			summary:     "Delete a webhook endpoint",
 			returns:     "The endpoint is deleted.",
 			description: "Removes the endpoint and its delivery log; pending deliveries are not sent.",
-			params:      []param{webhookID},
 		},
 		{
-			method: "POST", path: "/api/v1/webhooks/{id}/rotate-secret", operationID: "rotateWebhookSecret", serve: call(a.rotateWebhookSecret),
+			method: "POST", path: "/api/v1/webhooks/{id}/rotate-secret", operationID: "rotateWebhookSecret", serve: callWith(a.rotateWebhookSecret),
 			tag: "Webhooks", scope: "webhooks:write",
 			summary: "Rotate a webhook endpoint's signing secret",
 			returns: "The endpoint with its new secret.",
 			description: "Gives the endpoint a new signing secret, shown this once. Until `previous_secret_expires_at` (24 hours) " +
 				"every delivery is signed with both secrets, so receivers can switch without missing a message.",
-			params: []param{webhookID},
 		},
 		{
 			method: "POST", path: "/api/v1/webhooks/{id}/test", operationID: "testWebhook", serve: callWithBody(a.testWebhook),
@@ -240,33 +234,29 @@ func (a *api) routes() []route {
 			returns: "The test delivery, queued.",
 			description: "Queues a test delivery to this endpoint only, whatever it subscribes to: by default a `webhook.test` " +
 				"event whose data is the endpoint, or a sample event of the type given. Test events are not written to the event log.",
-			params: []param{webhookID},
 		},
 		{
-			method: "GET", path: "/api/v1/webhooks/{id}/deliveries", operationID: "listWebhookDeliveries", serve: call(a.listDeliveries),
+			method: "GET", path: "/api/v1/webhooks/{id}/deliveries", operationID: "listWebhookDeliveries", serve: callWith(a.listDeliveries),
 			tag: "Webhooks", scope: "webhooks:read",
 			summary: "List an endpoint's deliveries",
 			returns: "A page of deliveries.",
 			description: "Deliveries to the endpoint, newest first, each with every attempt: time, status code, latency, " +
 				"the first 1 KB of the response body and the error.",
-			params: []param{webhookID, limitParam, afterParam},
 		},
 		{
-			method: "GET", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}", operationID: "getWebhookDelivery", serve: call(a.getDelivery),
+			method: "GET", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}", operationID: "getWebhookDelivery", serve: callWith(a.getDelivery),
 			tag: "Webhooks", scope: "webhooks:read",
 			summary:     "Get a delivery",
 			returns:     "The delivery.",
 			description: "One delivery to the endpoint, with every attempt.",
-			params:      []param{webhookID, deliveryID},
 		},
 		{
-			method: "POST", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry", operationID: "retryWebhookDelivery", serve: call(a.retryDelivery),
+			method: "POST", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry", operationID: "retryWebhookDelivery", serve: callWith(a.retryDelivery),
 			tag: "Webhooks", scope: "webhooks:write", status: http.StatusAccepted,
 			summary: "Retry a delivery",
 			returns: "The delivery, queued.",
 			description: "Queues one more attempt now. A failed or succeeded delivery gets one attempt; a pending one keeps its " +
 				"remaining retries and is brought forward. A disabled endpoint must be enabled first (409 `webhook_disabled`).",
-			params: []param{webhookID, deliveryID},
 		},
 	}
 	for i := range routes {

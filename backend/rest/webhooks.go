@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
 )
@@ -23,6 +21,7 @@ type createWebhookRequest struct {
 // updateWebhookRequest is the body of PATCH /webhooks/{id}: fields left out are kept;
 // instance_id null (or "") removes the instance filter.
 type updateWebhookRequest struct {
+	webhookPath
 	URL         *string       `json:"url,omitempty" format:"uri" maxLength:"2048" doc:"Where to send events."`
 	Description *string       `json:"description,omitempty" maxLength:"500" doc:"What the endpoint is for."`
 	EventTypes  *[]string     "json:\"event_types,omitempty\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"*\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
@@ -48,7 +47,14 @@ func (presentString) jsonSchema() obj { return obj{"type": []string{"string", "n
 
 // testWebhookRequest is the optional body of POST /webhooks/{id}/test.
 type testWebhookRequest struct {
+	webhookPath
 	EventType string `json:"event_type,omitempty" default:"webhook.test" doc:"The type of the sample event to send." example:"api_key.created"`
+}
+
+// deliveriesQuery is the input of GET /webhooks/{id}/deliveries.
+type deliveriesQuery struct {
+	webhookPath
+	listQuery
 }
 
 // webhookWithSecret is an endpoint with its signing secret: the one response that shows it.
@@ -71,12 +77,8 @@ type deleted struct {
 	Deleted bool   `json:"deleted" const:"true"`
 }
 
-func (a *api) listWebhooks(r *http.Request) (list[domain.WebhookObject], error) {
-	p, err := listParams(r)
-	if err != nil {
-		return list[domain.WebhookObject]{}, err
-	}
-	page, err := a.svc.Webhooks.List(r.Context(), actor(r), p)
+func (a *api) listWebhooks(r *http.Request, q listQuery) (list[domain.WebhookObject], error) {
+	page, err := a.svc.Webhooks.List(r.Context(), actor(r), q.params())
 	return listOf(mapPage(page, domain.Webhook.Object)), err
 }
 
@@ -86,8 +88,8 @@ func (a *api) createWebhook(r *http.Request, in createWebhookRequest) (webhookWi
 	return webhookWithSecret{hook.Object(), secret}, err
 }
 
-func (a *api) getWebhook(r *http.Request) (domain.WebhookObject, error) {
-	hook, err := a.svc.Webhooks.Get(r.Context(), actor(r), mux.Vars(r)["id"])
+func (a *api) getWebhook(r *http.Request, p webhookPath) (domain.WebhookObject, error) {
+	hook, err := a.svc.Webhooks.Get(r.Context(), actor(r), p.ID)
 	return hook.Object(), err
 }
 
@@ -96,43 +98,36 @@ func (a *api) updateWebhook(r *http.Request, in updateWebhookRequest) (domain.We
 	if in.InstanceID.set {
 		upd.InstanceID = &in.InstanceID.value // "" removes the filter
 	}
-	hook, err := a.svc.Webhooks.Update(r.Context(), actor(r), mux.Vars(r)["id"], upd)
+	hook, err := a.svc.Webhooks.Update(r.Context(), actor(r), in.ID, upd)
 	return hook.Object(), err
 }
 
-func (a *api) deleteWebhook(r *http.Request) (deleted, error) {
-	id := mux.Vars(r)["id"]
-	err := a.svc.Webhooks.Delete(r.Context(), actor(r), id)
-	return deleted{Object: "webhook", ID: id, Deleted: true}, err
+func (a *api) deleteWebhook(r *http.Request, p webhookPath) (deleted, error) {
+	err := a.svc.Webhooks.Delete(r.Context(), actor(r), p.ID)
+	return deleted{Object: "webhook", ID: p.ID, Deleted: true}, err
 }
 
-func (a *api) rotateWebhookSecret(r *http.Request) (webhookRotated, error) {
-	hook, secret, until, err := a.svc.Webhooks.RotateSecret(r.Context(), actor(r), mux.Vars(r)["id"])
+func (a *api) rotateWebhookSecret(r *http.Request, p webhookPath) (webhookRotated, error) {
+	hook, secret, until, err := a.svc.Webhooks.RotateSecret(r.Context(), actor(r), p.ID)
 	return webhookRotated{hook.Object(), secret, domain.TS(until)}, err
 }
 
 func (a *api) testWebhook(r *http.Request, in testWebhookRequest) (domain.DeliveryObject, error) {
-	d, err := a.svc.Webhooks.Test(r.Context(), actor(r), mux.Vars(r)["id"], in.EventType)
+	d, err := a.svc.Webhooks.Test(r.Context(), actor(r), in.ID, in.EventType)
 	return d.Object(), err
 }
 
-func (a *api) listDeliveries(r *http.Request) (list[domain.DeliveryObject], error) {
-	p, err := listParams(r)
-	if err != nil {
-		return list[domain.DeliveryObject]{}, err
-	}
-	page, err := a.svc.Webhooks.Deliveries(r.Context(), actor(r), mux.Vars(r)["id"], p)
+func (a *api) listDeliveries(r *http.Request, q deliveriesQuery) (list[domain.DeliveryObject], error) {
+	page, err := a.svc.Webhooks.Deliveries(r.Context(), actor(r), q.ID, q.params())
 	return listOf(mapPage(page, domain.Delivery.Object)), err
 }
 
-func (a *api) getDelivery(r *http.Request) (domain.DeliveryObject, error) {
-	vars := mux.Vars(r)
-	d, err := a.svc.Webhooks.Delivery(r.Context(), actor(r), vars["id"], vars["delivery_id"])
+func (a *api) getDelivery(r *http.Request, p deliveryPath) (domain.DeliveryObject, error) {
+	d, err := a.svc.Webhooks.Delivery(r.Context(), actor(r), p.ID, p.DeliveryID)
 	return d.Object(), err
 }
 
-func (a *api) retryDelivery(r *http.Request) (domain.DeliveryObject, error) {
-	vars := mux.Vars(r)
-	d, err := a.svc.Webhooks.Retry(r.Context(), actor(r), vars["id"], vars["delivery_id"])
+func (a *api) retryDelivery(r *http.Request, p deliveryPath) (domain.DeliveryObject, error) {
+	d, err := a.svc.Webhooks.Retry(r.Context(), actor(r), p.ID, p.DeliveryID)
 	return d.Object(), err
 }
