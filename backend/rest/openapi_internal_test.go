@@ -111,7 +111,7 @@ func TestInputTypes(t *testing.T) {
 			t.Errorf("%s: %s has body fields but the route reads no body", rt.operationID, in)
 		}
 		req := httptest.NewRequest("GET", "/?limit=1&after=x&since=2025-01-01T00:00:00Z&until=2025-01-02T00:00:00Z&type=a,b", nil)
-		if err := readParams(req, reflect.New(in).Interface()); err != nil {
+		if err := readParams(req, reflect.New(in).Interface(), paramFields(in)); err != nil {
 			t.Errorf("%s: %v", rt.operationID, err)
 		}
 	}

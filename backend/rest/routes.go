@@ -54,10 +54,12 @@ func call[Out any](h func(*http.Request) (Out, error)) endpoint {
 
 // callWith serves a handler whose input In holds the path and query parameters.
 func callWith[In, Out any](h func(*http.Request, In) (Out, error)) endpoint {
-	return endpoint{input: reflect.TypeFor[In](), response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
+	t := reflect.TypeFor[In]()
+	return endpoint{input: t, response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
+		params := paramFields(t)
 		return func(w http.ResponseWriter, r *http.Request) {
 			var in In
-			if err := readParams(r, &in); err != nil {
+			if err := readParams(r, &in, params); err != nil {
 				a.error(w, r, err)
 				return
 			}
@@ -77,13 +79,14 @@ func callWithBody[In, Out any](h func(*http.Request, In) (Out, error)) endpoint 
 		if rt.optionalBody {
 			read = decodeOptional
 		}
+		params := paramFields(t)
 		return func(w http.ResponseWriter, r *http.Request) {
 			var in In
 			if err := read(r, &in); err != nil {
 				a.error(w, r, err)
 				return
 			}
-			if err := readParams(r, &in); err != nil {
+			if err := readParams(r, &in, params); err != nil {
 				a.error(w, r, err)
 				return
 			}

@@ -61,10 +61,11 @@ func paramFields(t reflect.Type) []paramField {
 	return out
 }
 
-// readParams fills the parameter fields of *dst from the request.
-func readParams(r *http.Request, dst any) error {
+// readParams fills the parameter fields of *dst (fields: paramFields of its type) from the
+// request.
+func readParams(r *http.Request, dst any, fields []paramField) error {
 	v := reflect.ValueOf(dst).Elem()
-	for _, p := range paramFields(v.Type()) {
+	for _, p := range fields {
 		f := v.FieldByIndex(p.index)
 		if p.in == "path" {
 			f.SetString(mux.Vars(r)[p.name])
