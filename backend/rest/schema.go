@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -222,11 +223,11 @@ func annotate(p obj, tag reflect.StructTag) {
 	}
 	for _, k := range []string{"const", "default"} {
 		if v, ok := tag.Lookup(k); ok {
-			p[k] = tagValue(v)
+			p[k] = tagValue(p, v)
 		}
 	}
 	if v, ok := tag.Lookup("example"); ok {
-		p["examples"] = []any{tagValue(v)}
+		p["examples"] = []any{tagValue(p, v)}
 	}
 }
 
@@ -244,8 +245,12 @@ func jsonValue(v any) any {
 	return out
 }
 
-// tagValue reads a tag's value as JSON, or else as a string.
-func tagValue(v string) any {
+// tagValue reads a tag's value for a field of schema p: as is for a string field, else as
+// JSON (or, failing that, as a string).
+func tagValue(p obj, v string) any {
+	if types, _ := p["type"].([]string); p["type"] == "string" || slices.Equal(types, []string{"string", "null"}) {
+		return v
+	}
 	var out any
 	if err := json.Unmarshal([]byte(v), &out); err == nil {
 		return out

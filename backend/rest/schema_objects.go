@@ -120,7 +120,7 @@ var typeNotes = map[reflect.Type]typeNote{
 		examples: map[string]any{"data": exampleKey},
 	},
 	reflect.TypeFor[domain.WebhookObject](): {
-		name: "Webhook", listDoc: "Endpoints, newest first.",
+		listDoc: "Endpoints, newest first.",
 		fields: map[string]note{
 			"object":          {"", `const:"webhook"`},
 			"id":              {"The endpoint's id (`wh_…`).", `example:"wh_01jr8d0c3b5n7q9s1u3w5y7a9c"`},
@@ -135,7 +135,7 @@ var typeNotes = map[reflect.Type]typeNote{
 		},
 	},
 	reflect.TypeFor[domain.DeliveryObject](): {
-		name: "Delivery", listDoc: "Deliveries, newest first.",
+		listDoc: "Deliveries, newest first.",
 		fields: map[string]note{
 			"object":          {"", `const:"webhook_delivery"`},
 			"id":              {"The delivery's id (`whd_…`).", `example:"whd_01jr8d2m6p8r0t2v4x6z8b0d2f"`},
@@ -149,7 +149,6 @@ var typeNotes = map[reflect.Type]typeNote{
 		},
 	},
 	reflect.TypeFor[domain.DeliveryAttemptObject](): {
-		name: "DeliveryAttempt",
 		fields: map[string]note{
 			"attempted_at":  {"When the request was sent.", `example:"2025-04-08T10:21:02.118Z"`},
 			"status_code":   {"The endpoint's HTTP status (null when no response arrived).", `example:"503"`},

@@ -134,7 +134,7 @@ func (s *schemaSet) params(t reflect.Type) []obj {
 				o["style"], o["explode"] = "form", true
 			}
 			if ex, ok := p.tag.Lookup("example"); ok {
-				o["example"] = tagValue(ex)
+				o["example"] = tagValue(schema, ex)
 			}
 			out = append(out, o)
 		}
