@@ -268,7 +268,7 @@ func (rt route) okText() string {
 }
 
 func mustExample(schemas *schemaSet, schema obj, operationID string) any {
-	ex, err := schemas.example(schema, operationID)
+	ex, err := schemas.exampleOf(schema, operationID, 0)
 	if err != nil {
 		panic("rest: OpenAPI example: " + err.Error())
 	}

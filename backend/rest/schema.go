@@ -322,13 +322,9 @@ func jsonFields(t reflect.Type) []field {
 	return out
 }
 
-// example makes an example value of a schema from its fields' examples (or consts,
+// exampleOf makes an example value of a schema from its fields' examples (or consts,
 // defaults, enums; null for what may be null). It fails for a field with none of these, so
 // every example in the document is made of chosen values.
-func (s *schemaSet) example(schema obj, where string) (any, error) {
-	return s.exampleOf(schema, where, 0)
-}
-
 func (s *schemaSet) exampleOf(schema obj, where string, depth int) (any, error) {
 	if depth > 10 {
 		return nil, fmt.Errorf("%s: too deep", where)
