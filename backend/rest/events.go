@@ -2,64 +2,54 @@ package rest
 
 import (
 	"net/http"
-
-	"github.com/gorilla/mux"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
-func (a *api) listEvents(w http.ResponseWriter, r *http.Request) {
-	var (
-		f   domain.EventFilter
-		err error
-	)
-	f.Types = queryList(r, "type")
-	if f.Since, err = queryTime(r, "since"); err != nil {
-		a.error(w, r, err)
-		return
-	}
-	if f.Until, err = queryTime(r, "until"); err != nil {
-		a.error(w, r, err)
-		return
-	}
-	p, err := listParams(r)
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	page, err := a.svc.Events.List(r.Context(), actor(r), f, p)
-	if err != nil {
-		a.error(w, r, renameParam(err, "types", "type")) // ?type= here, types in the service
-		return
-	}
-	writeJSON(w, http.StatusOK, listOf(page))
+// eventsQuery is the input of GET /events.
+type eventsQuery struct {
+	Type  []string   "json:\"-\" query:\"type\" example:\"[\\\"api_key.created\\\"]\" doc:\"Only events of these types: repeat the parameter or separate types with commas (`?type=api_key.created,api_key.revoked`). `GET /api/v1/event-types` lists them.\""
+	Since *time.Time `json:"-" query:"since" doc:"Only events at or after this time (RFC 3339)." example:"2025-04-01T00:00:00Z"`
+	Until *time.Time `json:"-" query:"until" doc:"Only events before this time (RFC 3339)." example:"2025-04-30T00:00:00Z"`
+	listQuery
 }
 
-func (a *api) getEvent(w http.ResponseWriter, r *http.Request) {
-	e, err := a.svc.Events.Get(r.Context(), actor(r), mux.Vars(r)["id"])
+func (a *api) listEvents(r *http.Request, q eventsQuery) (list[domain.Event], error) {
+	page, err := a.svc.Events.List(r.Context(), actor(r), domain.EventFilter{Types: q.Type, Since: q.Since, Until: q.Until}, q.params())
 	if err != nil {
-		a.error(w, r, err)
-		return
+		return list[domain.Event]{}, renameParam(err, "types", "type") // ?type= here, types in the service
 	}
-	writeJSON(w, http.StatusOK, e)
+	return listOf(page), nil
+}
+
+type eventPath struct {
+	ID string `json:"-" path:"id" doc:"The event's id." example:"evt_01jr8c4a9fz3x1w7v5t3r1p9n7"`
+}
+
+func (a *api) getEvent(r *http.Request, p eventPath) (domain.Event, error) {
+	return a.svc.Events.Get(r.Context(), actor(r), p.ID)
 }
 
 // eventType documents one event type with a sample of its data.
 type eventType struct {
-	Type        string `json:"type"`
-	Description string `json:"description"`
-	Sample      any    `json:"sample"`
+	Type        string `json:"type" doc:"The event type." example:"api_key.created"`
+	Description string `json:"description" doc:"What the event means." example:"An API key was created."`
+	Sample      any    "json:\"sample\" type:\"object\" doc:\"A sample `data` object, shaped exactly like a live one.\""
+}
+
+// eventTypeList is every event type (one page).
+type eventTypeList struct {
+	Object string      `json:"object" const:"list"`
+	Data   []eventType `json:"data"`
 }
 
 // listEventTypes needs any valid key: the catalog is the same for everyone.
-func (a *api) listEventTypes(w http.ResponseWriter, r *http.Request) {
+func (a *api) listEventTypes(r *http.Request) (eventTypeList, error) {
 	types := a.svc.Events.Types()
-	out := struct {
-		Object string      `json:"object"`
-		Data   []eventType `json:"data"`
-	}{Object: "list", Data: make([]eventType, len(types))}
+	out := eventTypeList{Object: "list", Data: make([]eventType, len(types))}
 	for i, t := range types {
 		out.Data[i] = eventType{t.Type, t.Description, t.Sample}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }

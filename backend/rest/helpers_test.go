@@ -204,7 +204,8 @@ func (r *response) wantError(t *testing.T, status int, code string) map[string]a
 
 // validatingTransport checks every response a test receives: it carries X-Request-Id, an
 // error body names the same request id, and the body and status validate against the
-// OpenAPI document for the operation the router matched (undocumented statuses fail).
+// OpenAPI document for the operation the router matched (undocumented statuses fail); and
+// the request of every success validates against the document too.
 type validatingTransport struct {
 	t    *testing.T
 	env  *env
@@ -284,6 +285,20 @@ func (v *validatingTransport) check(req *http.Request, res *http.Response, body 
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
 		t.Errorf("%s: response %d does not match the OpenAPI document: %v\nbody: %s", what, res.StatusCode, err, body)
+	}
+
+	// A request the API accepted must be one the document allows: its parameters and body
+	// validate against the operation (the decoder is not more lenient than the schema).
+	if res.StatusCode < 300 {
+		reqIn := *in.RequestValidationInput
+		reqIn.Request = req.Clone(req.Context())
+		if req.GetBody != nil {
+			reqIn.Request.Body, _ = req.GetBody()
+		}
+		reqIn.Options = &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}
+		if err := openapi3filter.ValidateRequest(context.Background(), &reqIn); err != nil {
+			t.Errorf("%s: the API accepted a request the OpenAPI document does not allow: %v", what, err)
+		}
 	}
 }
 

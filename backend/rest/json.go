@@ -168,12 +168,6 @@ func payloadTooLarge(limit int64) *domain.Error {
 // Query parameters. Parsing a parameter's syntax is decoding; every rule about its value
 // (ranges, known event types, ...) is the service's.
 
-// listParams reads the list parameters ?limit= and ?after=.
-func listParams(r *http.Request) (domain.ListParams, error) {
-	limit, err := queryLimit(r)
-	return domain.ListParams{Limit: limit, After: r.URL.Query().Get("after")}, err
-}
-
 // mapPage converts a page's items (to their public objects).
 func mapPage[T, U any](p domain.Page[T], f func(T) U) domain.Page[U] {
 	out := domain.Page[U]{Data: make([]U, len(p.Data)), HasMore: p.HasMore, NextCursor: p.NextCursor}

@@ -12,11 +12,7 @@ type me struct {
 	Workspace domain.WorkspaceObject `json:"workspace"`
 }
 
-func (a *api) getMe(w http.ResponseWriter, r *http.Request) {
+func (a *api) getMe(r *http.Request) (me, error) {
 	key, ws, err := a.svc.Keys.Key(r.Context(), actor(r))
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, me{APIKeyObject: key.Object(a.opts.Clock.Now()), Workspace: ws.Object()})
+	return me{APIKeyObject: key.Object(a.opts.Clock.Now()), Workspace: ws.Object()}, err
 }

@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// The OpenAPI 3.1 document is built in Go from the operation list in openapi_spec.go, so the
-// shared parts (the error envelope, the auth and rate-limit responses, the headers) are
-// written once. It is kept apart from the route table on purpose: a test checks that the
-// two list the same operations, and that real responses validate against the document.
+// The OpenAPI 3.1 document is built from the route table (routes.go): each route gives its
+// summary, description, tag, scope and parameters, and its handler's Go types give the
+// request and response schemas (schema.go). What operations share (the error envelope and
+// responses, the auth and rate-limit headers, the list and Idempotency-Key parameters) is
+// written once, here. The document is built and encoded once, at start-up; tests validate it
+// as OpenAPI 3.1 and check every response (and every accepted request) against it.
 
 func (a *api) getOpenAPI(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
@@ -25,30 +28,12 @@ func (a *api) getOpenAPI(w http.ResponseWriter, r *http.Request) {
 
 type obj = map[string]any
 
-// operation describes one API operation for the document.
-type operation struct {
-	method, path string
-	id           string
-	tag          string
-	summary      string
-	description  string
-	// scope is the scope a key needs ("" for any valid key); public operations take no key.
-	scope  string
-	public bool
-	params []obj
-	// body is the request body schema and example (nil: no body). bodyOptional marks
-	// bodies that may be left out.
-	body         obj
-	bodyExample  any
-	bodyOptional bool
-	// ok is the success status, with its schema and example.
-	okStatus  int
-	okSchema  obj
-	okExample any
-	okText    string
-	// errors lists the error statuses beyond the ones every authenticated call can return
-	// (401, 403, 429, 500).
-	errors []int
+// openAPIDocument is the response of GET /openapi.json.
+type openAPIDocument struct{}
+
+func (openAPIDocument) jsonSchema() obj {
+	return obj{"type": "object", "required": []string{"openapi", "info", "paths"},
+		"examples": []any{obj{"openapi": "3.1.0", "info": obj{"title": "Switchboard API", "version": "1.0.0"}, "paths": obj{}}}}
 }
 
 // errorResponses are the component responses every error status refers to.
@@ -95,17 +80,23 @@ func errorParam(code string) any {
 	return nil
 }
 
-// openAPI builds the document. baseURL, when set, is named as the server.
-func openAPI(baseURL string) obj {
+// muxVar matches a gorilla/mux path variable with a pattern ({id:.+}).
+var muxVar = regexp.MustCompile(`\{([^:}]+):[^}]*\}`)
+
+// openAPI builds the document of routes. baseURL, when set, is named as the server.
+func openAPI(routes []route, baseURL string) obj {
 	paths := obj{}
-	for _, op := range operations() {
-		item, _ := paths[op.path].(obj)
+	schemas := newSchemaSet()
+	for _, rt := range routes {
+		path := muxVar.ReplaceAllString(rt.path, "{$1}")
+		item, _ := paths[path].(obj)
 		if item == nil {
 			item = obj{}
-			paths[op.path] = item
+			paths[path] = item
 		}
-		item[strings.ToLower(op.method)] = op.build()
+		item[strings.ToLower(rt.method)] = rt.operation(schemas)
 	}
+	schemas.defs["Error"] = errorSchema
 	responses := obj{}
 	for status, r := range errorResponses {
 		headers := obj{"X-Request-Id": obj{"$ref": "#/components/headers/X-Request-Id"}}
@@ -145,19 +136,13 @@ func openAPI(baseURL string) obj {
 				"Each key is rate limited (token bucket); the `x-ratelimit-*` headers report its state. " +
 				"The model endpoints follow OpenAI's API, so the OpenAI SDKs work with base URL `<this server>/api/v1`.",
 		},
-		"tags": []obj{
-			{"name": "Account", "description": "The calling API key and its workspace."},
-			{"name": "Models", "description": "The models the workspace can use, in OpenAI's shapes."},
-			{"name": "Events", "description": "The workspace's event log: every change, as the same envelope webhooks deliver."},
-			{"name": "Webhooks", "description": "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
-			{"name": "Meta", "description": "This description of the API."},
-		},
+		"tags":     tagList(),
 		"security": []obj{{"bearerAuth": []string{}}},
 		"paths":    paths,
 		"components": obj{
 			"securitySchemes": obj{"bearerAuth": obj{"type": "http", "scheme": "bearer", "bearerFormat": "sb_live_…",
 				"description": "An API key created in the console: `Authorization: Bearer sb_live_…`."}},
-			"schemas":   schemas(),
+			"schemas":   schemas.defs,
 			"responses": responses,
 			"headers":   headers(),
 			"parameters": obj{
@@ -180,78 +165,129 @@ func openAPI(baseURL string) obj {
 	return doc
 }
 
-func (op operation) build() obj {
-	description := op.description
+func tagList() []obj {
+	out := make([]obj, len(tags))
+	for i, t := range tags {
+		out[i] = obj{"name": t.name, "description": t.description}
+	}
+	return out
+}
+
+// operation is the document's description of a route.
+func (rt route) operation(schemas *schemaSet) obj {
+	description := rt.description
 	switch {
-	case op.public:
-	case op.scope == "":
+	case rt.public:
+	case rt.scope == "":
 		description += "\n\nNeeds any valid API key."
 	default:
-		description += "\n\nNeeds scope `" + op.scope + "`."
+		description += "\n\nNeeds scope `" + rt.scope + "`."
 	}
 	o := obj{
-		"operationId": op.id,
-		"summary":     op.summary,
+		"operationId": rt.operationID,
+		"summary":     rt.summary,
 		"description": description,
-		"tags":        []string{op.tag},
+		"tags":        []string{rt.tag},
 	}
-	params := append([]obj{}, op.params...)
-	if op.method == http.MethodPost {
+	var params []obj
+	statuses := []int{}
+	if rt.serve.input != nil {
+		params = schemas.params(rt.serve.input)
+		for _, p := range paramFields(rt.serve.input) {
+			statuses = append(statuses, map[string]int{"path": 404, "query": 400}[p.in])
+		}
+	}
+	if rt.method == http.MethodPost {
 		params = append(params, obj{"$ref": "#/components/parameters/IdempotencyKey"})
 	}
 	if len(params) > 0 {
 		o["parameters"] = params
 	}
-	if op.public {
+	if rt.public {
 		o["security"] = []obj{}
-	} else if op.scope != "" {
-		o["x-required-scope"] = op.scope
+	} else if rt.scope != "" {
+		o["x-required-scope"] = rt.scope
 	}
-	if op.body != nil {
+	if body := rt.serve.body; body != nil {
+		schema := schemas.request(body)
+		example := jsonValue(rt.bodyExample)
+		if rt.bodyExample == nil {
+			example = mustExample(schemas, schema, rt.operationID)
+		}
 		o["requestBody"] = obj{
-			"required": !op.bodyOptional,
-			"content":  obj{"application/json": obj{"schema": op.body, "example": op.bodyExample}},
+			"required": !rt.optionalBody,
+			"content":  obj{"application/json": obj{"schema": schema, "example": example}},
 		}
 	}
 	okHeaders := obj{"X-Request-Id": obj{"$ref": "#/components/headers/X-Request-Id"}}
-	if !op.public {
+	if !rt.public {
 		for _, h := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} {
 			okHeaders[h] = obj{"$ref": "#/components/headers/" + h}
 		}
 	}
-	if op.method == http.MethodPost {
+	if rt.method == http.MethodPost {
 		okHeaders["Idempotent-Replayed"] = obj{"$ref": "#/components/headers/Idempotent-Replayed"}
 	}
-	ok := obj{"description": op.okText, "headers": okHeaders}
-	if op.okSchema != nil {
-		ok["content"] = obj{"application/json": obj{"schema": op.okSchema, "example": op.okExample}}
+	schema := schemas.response(rt.serve.response)
+	example := jsonValue(rt.example)
+	if rt.example == nil {
+		example = mustExample(schemas, schema, rt.operationID)
 	}
-	responses := obj{strconv.Itoa(op.okStatus): ok}
-	statuses := []int{}
-	if !op.public {
+	responses := obj{strconv.Itoa(rt.status): obj{
+		"description": rt.okText(),
+		"headers":     okHeaders,
+		"content":     obj{"application/json": obj{"schema": schema, "example": example}},
+	}}
+	if !rt.public {
 		statuses = append(statuses, 401, 403, 429, 500)
 	}
-	if op.body != nil || op.method == http.MethodPost {
+	if rt.serve.body != nil || rt.method == http.MethodPost {
 		statuses = append(statuses, 400, 413)
 	}
-	if op.body != nil {
+	if rt.serve.body != nil {
 		statuses = append(statuses, 415)
 	}
-	if op.method == http.MethodPost {
+	if rt.method == http.MethodPost {
 		statuses = append(statuses, 409) // Idempotency-Key reused with another body
 	}
-	for _, s := range op.errors {
-		if !slices.Contains(statuses, s) {
-			statuses = append(statuses, s)
-		}
-	}
+	statuses = append(statuses, rt.errors...)
 	sort.Ints(statuses)
-	for _, s := range statuses {
+	for _, s := range slices.Compact(statuses) {
 		responses[strconv.Itoa(s)] = obj{"$ref": "#/components/responses/" + errorResponses[s].name}
 	}
 	o["responses"] = responses
 	return o
 }
+
+// okText describes the success response.
+func (rt route) okText() string {
+	if rt.returns != "" {
+		return rt.returns
+	}
+	return http.StatusText(rt.status) + "."
+}
+
+func mustExample(schemas *schemaSet, schema obj, operationID string) any {
+	ex, err := schemas.exampleOf(schema, operationID, 0)
+	if err != nil {
+		panic("rest: OpenAPI example: " + err.Error())
+	}
+	return ex
+}
+
+// errorSchema is the OpenAI error envelope every error response has (errors.go).
+var errorSchema = obj{"type": "object", "required": []string{"error"}, "additionalProperties": false, "properties": obj{
+	"error": obj{"type": "object", "required": []string{"message", "type", "param", "code", "request_id"}, "additionalProperties": false,
+		"properties": obj{
+			"message": obj{"type": "string", "description": "What went wrong, for people."},
+			"type": obj{"type": "string", "description": "The class of error.",
+				"enum": []string{typeInvalidRequest, typeAuthentication, typePermission, typeRateLimit, typeAPI}},
+			"param": obj{"type": []string{"string", "null"}, "description": "The parameter, field or header at fault, if any."},
+			"code": obj{"type": "string",
+				"description": "A stable machine code such as `invalid_api_key`, `insufficient_scope`, `validation_failed` (docs/api.md lists them all)."},
+			"request_id": obj{"type": "string", "description": "The request's id, also in the X-Request-Id header."},
+		}},
+}}
 
 func headers() obj {
 	intHeader := func(description string) obj {

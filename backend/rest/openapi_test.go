@@ -3,6 +3,8 @@ package rest_test
 import (
 	"context"
 	"net/http"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gorilla/mux"
 
+	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
@@ -67,6 +70,18 @@ func TestOpenAPIDocument(t *testing.T) {
 					t.Errorf("%s: parameter %s needs a schema (and path parameters are required)", what, p.Value.Name)
 				}
 			}
+			var inPath []string
+			for _, p := range op.Parameters {
+				if p.Value.In == "path" {
+					inPath = append(inPath, "{"+p.Value.Name+"}")
+				}
+			}
+			if vars := pathVar.FindAllString(path, -1); strings.Join(vars, ",") != strings.Join(inPath, ",") {
+				t.Errorf("%s: path parameters %v, want %v in the order of the path", what, inPath, vars)
+			}
+			if !slices.ContainsFunc(e.doc.Tags, func(tag *openapi3.Tag) bool { return tag.Name == op.Tags[0] }) {
+				t.Errorf("%s: tag %q is not in the document's tags", what, op.Tags[0])
+			}
 			if rb := op.RequestBody; rb != nil {
 				mt := rb.Value.Content.Get("application/json")
 				if mt == nil || mt.Schema == nil || mt.Example == nil {
@@ -122,7 +137,82 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 }
 
+var pathVar = regexp.MustCompile(`\{[^}]+\}`)
+
 func statusName(status int) string {
 	return map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
 		413: "PayloadTooLarge", 415: "UnsupportedMediaType", 429: "RateLimited", 500: "InternalError"}[status]
+}
+
+// TestOpenAPIRequestBodiesMatchDecoder checks, for every operation with a body, that the
+// document's schema and the strict decoder agree: a field the schema does not list is
+// refused naming it, every field the schema lists is read with the type the schema gives
+// (a value of another type is refused naming the field), and the example is accepted.
+func TestOpenAPIRequestBodiesMatchDecoder(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	hook := e.do("POST", "/api/v1/webhooks", secret, newHook).want(t, http.StatusCreated).json(t)
+	ids := map[string]string{"id": hook["id"].(string), "delivery_id": "whd_01jr8d2m6p8r0t2v4x6z8b0d2f"}
+
+	bodies := 0
+	for path, item := range e.doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.RequestBody == nil {
+				continue
+			}
+			bodies++
+			what := method + " " + path
+			url := path
+			for name, id := range ids {
+				url = strings.ReplaceAll(url, "{"+name+"}", id)
+			}
+			mt := op.RequestBody.Value.Content.Get("application/json")
+			schema := mt.Schema.Value
+			if schema.AdditionalProperties.Has == nil || *schema.AdditionalProperties.Has {
+				t.Errorf("%s: the body schema must refuse unknown fields, as the decoder does", what)
+			}
+
+			// The example is valid for the decoder (whatever the service then says).
+			if res := e.do(method, url, secret, mt.Example); res.StatusCode == 400 || res.StatusCode == 415 {
+				t.Errorf("%s: the example body is refused: %s", what, res.body)
+			}
+
+			// A field the schema does not list: refused by both, naming the field.
+			unknown := map[string]any{"no_such_field": 1}
+			if schema.VisitJSON(unknown, openapi3.EnableJSONSchema2020()) == nil {
+				t.Errorf("%s: the schema accepts an unknown field", what)
+			}
+			got := e.do(method, url, secret, unknown).wantError(t, http.StatusBadRequest, "validation_failed")
+			if got["param"] != "no_such_field" {
+				t.Errorf("%s: unknown field: param %v", what, got["param"])
+			}
+
+			// Every listed field: a value of a type the schema refuses is refused by the
+			// decoder too, naming the field (not as unknown).
+			for name, prop := range schema.Properties {
+				wrong := wrongValue(prop.Value)
+				if prop.Value.VisitJSON(wrong, openapi3.EnableJSONSchema2020()) == nil {
+					t.Fatalf("%s: %s: no wrong value for this schema", what, name)
+				}
+				got := e.do(method, url, secret, map[string]any{name: wrong}).wantError(t, http.StatusBadRequest, "validation_failed")
+				if got["param"] != name || strings.Contains(got["message"].(string), "unknown") {
+					t.Errorf("%s: %s: %v: got param %v: %v", what, name, wrong, got["param"], got["message"])
+				}
+			}
+		}
+	}
+	if bodies == 0 {
+		t.Fatal("no operation with a body")
+	}
+}
+
+// wrongValue is a JSON value whose type the schema does not allow.
+func wrongValue(s *openapi3.Schema) any {
+	switch {
+	case !s.Type.Includes("string"):
+		return "not a " + strings.Join(s.Type.Slice(), " or ")
+	case !s.Type.Includes("boolean"):
+		return true
+	}
+	return 12
 }

@@ -92,7 +92,7 @@ func newAPI(svc *service.Service, opts Options) *api {
 		limiter:   newLimiter(opts.Clock, opts.RateLimit, opts.Burst),
 	}
 	a.router = a.newRouter()
-	a.openAPIDoc = mustMarshalOpenAPI(openAPI(opts.BaseURL))
+	a.openAPIDoc = mustMarshalOpenAPI(openAPI(a.routes(), opts.BaseURL))
 	h := a.cors(a.router)
 	withID := httpx.RequestID(h)
 	a.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

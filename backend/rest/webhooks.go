@@ -5,29 +5,28 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
 )
 
 // createWebhookRequest is the body of POST /webhooks.
 type createWebhookRequest struct {
-	URL         string   `json:"url"`
-	Description string   `json:"description"`
-	EventTypes  []string `json:"event_types"`
-	InstanceID  *string  `json:"instance_id"`
-	Enabled     *bool    `json:"enabled"`
+	URL         string   `json:"url" required:"true" format:"uri" maxLength:"2048" doc:"Where to send events: an absolute http(s) URL of a public host." example:"https://example.com/webhooks/switchboard"`
+	Description string   `json:"description" maxLength:"500" doc:"What the endpoint is for." example:"Order system"`
+	EventTypes  []string "json:\"event_types\" required:\"true\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"api_key.created\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
+	InstanceID  *string  "json:\"instance_id,omitempty\" doc:\"Only events of this channel instance (`inst_…`).\""
+	Enabled     *bool    `json:"enabled,omitempty" default:"true" doc:"Whether deliveries are sent."`
 }
 
 // updateWebhookRequest is the body of PATCH /webhooks/{id}: fields left out are kept;
 // instance_id null (or "") removes the instance filter.
 type updateWebhookRequest struct {
-	URL         *string       `json:"url"`
-	Description *string       `json:"description"`
-	EventTypes  *[]string     `json:"event_types"`
-	InstanceID  presentString `json:"instance_id"`
-	Enabled     *bool         `json:"enabled"`
+	webhookPath
+	URL         *string       `json:"url,omitempty" format:"uri" maxLength:"2048" doc:"Where to send events."`
+	Description *string       `json:"description,omitempty" maxLength:"500" doc:"What the endpoint is for."`
+	EventTypes  *[]string     "json:\"event_types,omitempty\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"*\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
+	InstanceID  presentString `json:"instance_id,omitzero" doc:"An instance id, or null to remove the filter."`
+	Enabled     *bool         `json:"enabled,omitempty" doc:"Whether deliveries are sent." example:"true"`
 }
 
 // presentString tells a field sent as null from one left out.
@@ -44,149 +43,91 @@ func (p *presentString) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &p.value)
 }
 
+func (presentString) jsonSchema() obj { return obj{"type": []string{"string", "null"}} }
+
 // testWebhookRequest is the optional body of POST /webhooks/{id}/test.
 type testWebhookRequest struct {
-	EventType string `json:"event_type"`
+	webhookPath
+	EventType string `json:"event_type,omitempty" default:"webhook.test" doc:"The type of the sample event to send." example:"api_key.created"`
+}
+
+// deliveriesQuery is the input of GET /webhooks/{id}/deliveries.
+type deliveriesQuery struct {
+	webhookPath
+	listQuery
 }
 
 // webhookWithSecret is an endpoint with its signing secret: the one response that shows it.
 type webhookWithSecret struct {
 	domain.WebhookObject
-	Secret string `json:"secret"`
+	Secret string `json:"secret" pattern:"^whsec_" doc:"The signing secret (Standard Webhooks). Shown only in this response." example:"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"`
 }
 
 // webhookRotated is an endpoint with its new secret, and until when the old one signs too.
 type webhookRotated struct {
 	domain.WebhookObject
-	Secret                  string           `json:"secret"`
-	PreviousSecretExpiresAt domain.Timestamp `json:"previous_secret_expires_at"`
+	Secret                  string           `json:"secret" pattern:"^whsec_" doc:"The new signing secret (Standard Webhooks). Shown only in this response." example:"whsec_3cXzq1bWm0Qh5Y0sNw9iE2k6Tq8rVfJd"`
+	PreviousSecretExpiresAt domain.Timestamp `json:"previous_secret_expires_at" doc:"Until then the previous secret signs every delivery too." example:"2025-04-09T10:25:00.000Z"`
 }
 
 // deleted is the answer to a DELETE.
 type deleted struct {
-	Object  string `json:"object"`
-	ID      string `json:"id"`
-	Deleted bool   `json:"deleted"`
+	Object  string `json:"object" doc:"The kind of object deleted." example:"webhook"`
+	ID      string `json:"id" doc:"The deleted object's id." example:"wh_01jr8d0c3b5n7q9s1u3w5y7a9c"`
+	Deleted bool   `json:"deleted" const:"true"`
 }
 
-func (a *api) listWebhooks(w http.ResponseWriter, r *http.Request) {
-	p, err := listParams(r)
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	page, err := a.svc.Webhooks.List(r.Context(), actor(r), p)
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, listOf(mapPage(page, domain.Webhook.Object)))
+func (a *api) listWebhooks(r *http.Request, q listQuery) (list[domain.WebhookObject], error) {
+	page, err := a.svc.Webhooks.List(r.Context(), actor(r), q.params())
+	return listOf(mapPage(page, domain.Webhook.Object)), err
 }
 
-func (a *api) createWebhook(w http.ResponseWriter, r *http.Request) {
-	var in createWebhookRequest
-	if err := decode(r, &in); err != nil {
-		a.error(w, r, err)
-		return
-	}
+func (a *api) createWebhook(r *http.Request, in createWebhookRequest) (webhookWithSecret, error) {
 	hook, secret, err := a.svc.Webhooks.Create(r.Context(), actor(r), service.CreateWebhookInput{
 		URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, InstanceID: in.InstanceID, Enabled: in.Enabled})
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, webhookWithSecret{hook.Object(), secret})
+	return webhookWithSecret{hook.Object(), secret}, err
 }
 
-func (a *api) getWebhook(w http.ResponseWriter, r *http.Request) {
-	hook, err := a.svc.Webhooks.Get(r.Context(), actor(r), mux.Vars(r)["id"])
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, hook.Object())
+func (a *api) getWebhook(r *http.Request, p webhookPath) (domain.WebhookObject, error) {
+	hook, err := a.svc.Webhooks.Get(r.Context(), actor(r), p.ID)
+	return hook.Object(), err
 }
 
-func (a *api) updateWebhook(w http.ResponseWriter, r *http.Request) {
-	var in updateWebhookRequest
-	if err := decode(r, &in); err != nil {
-		a.error(w, r, err)
-		return
-	}
+func (a *api) updateWebhook(r *http.Request, in updateWebhookRequest) (domain.WebhookObject, error) {
 	upd := service.UpdateWebhookInput{URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled}
 	if in.InstanceID.set {
 		upd.InstanceID = &in.InstanceID.value // "" removes the filter
 	}
-	hook, err := a.svc.Webhooks.Update(r.Context(), actor(r), mux.Vars(r)["id"], upd)
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, hook.Object())
+	hook, err := a.svc.Webhooks.Update(r.Context(), actor(r), in.ID, upd)
+	return hook.Object(), err
 }
 
-func (a *api) deleteWebhook(w http.ResponseWriter, r *http.Request) {
-	id := mux.Vars(r)["id"]
-	if err := a.svc.Webhooks.Delete(r.Context(), actor(r), id); err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, deleted{Object: "webhook", ID: id, Deleted: true})
+func (a *api) deleteWebhook(r *http.Request, p webhookPath) (deleted, error) {
+	err := a.svc.Webhooks.Delete(r.Context(), actor(r), p.ID)
+	return deleted{Object: "webhook", ID: p.ID, Deleted: true}, err
 }
 
-func (a *api) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	hook, secret, until, err := a.svc.Webhooks.RotateSecret(r.Context(), actor(r), mux.Vars(r)["id"])
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, webhookRotated{hook.Object(), secret, domain.TS(until)})
+func (a *api) rotateWebhookSecret(r *http.Request, p webhookPath) (webhookRotated, error) {
+	hook, secret, until, err := a.svc.Webhooks.RotateSecret(r.Context(), actor(r), p.ID)
+	return webhookRotated{hook.Object(), secret, domain.TS(until)}, err
 }
 
-func (a *api) testWebhook(w http.ResponseWriter, r *http.Request) {
-	var in testWebhookRequest
-	if err := decodeOptional(r, &in); err != nil {
-		a.error(w, r, err)
-		return
-	}
-	d, err := a.svc.Webhooks.Test(r.Context(), actor(r), mux.Vars(r)["id"], in.EventType)
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, d.Object())
+func (a *api) testWebhook(r *http.Request, in testWebhookRequest) (domain.DeliveryObject, error) {
+	d, err := a.svc.Webhooks.Test(r.Context(), actor(r), in.ID, in.EventType)
+	return d.Object(), err
 }
 
-func (a *api) listDeliveries(w http.ResponseWriter, r *http.Request) {
-	p, err := listParams(r)
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	page, err := a.svc.Webhooks.Deliveries(r.Context(), actor(r), mux.Vars(r)["id"], p)
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, listOf(mapPage(page, domain.Delivery.Object)))
+func (a *api) listDeliveries(r *http.Request, q deliveriesQuery) (list[domain.DeliveryObject], error) {
+	page, err := a.svc.Webhooks.Deliveries(r.Context(), actor(r), q.ID, q.params())
+	return listOf(mapPage(page, domain.Delivery.Object)), err
 }
 
-func (a *api) getDelivery(w http.ResponseWriter, r *http.Request) {
-	vars := mux.Vars(r)
-	d, err := a.svc.Webhooks.Delivery(r.Context(), actor(r), vars["id"], vars["delivery_id"])
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, d.Object())
+func (a *api) getDelivery(r *http.Request, p deliveryPath) (domain.DeliveryObject, error) {
+	d, err := a.svc.Webhooks.Delivery(r.Context(), actor(r), p.ID, p.DeliveryID)
+	return d.Object(), err
 }
 
-func (a *api) retryDelivery(w http.ResponseWriter, r *http.Request) {
-	vars := mux.Vars(r)
-	d, err := a.svc.Webhooks.Retry(r.Context(), actor(r), vars["id"], vars["delivery_id"])
-	if err != nil {
-		a.error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, d.Object())
+func (a *api) retryDelivery(r *http.Request, p deliveryPath) (domain.DeliveryObject, error) {
+	d, err := a.svc.Webhooks.Retry(r.Context(), actor(r), p.ID, p.DeliveryID)
+	return d.Object(), err
 }

@@ -1,0 +1,143 @@
+package rest
+
+import (
+	"net/http"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// Path and query parameters are fields of the handler's input type, tagged path:"name" or
+// query:"name" (and json:"-", so a body never sets them), with the same doc and example tags
+// as body fields. The document lists them from the type, and readParams fills them from the
+// request, so the two cannot disagree. Query fields may be string, []string (repeated and/or
+// comma-separated), *int or *time.Time (RFC 3339); a field tagged ref:"Name" is described by
+// #/components/parameters/Name.
+
+// Path parameters used by several routes.
+type (
+	webhookPath struct {
+		ID string `json:"-" path:"id" doc:"The webhook endpoint's id." example:"wh_01jr8d0c3b5n7q9s1u3w5y7a9c"`
+	}
+	deliveryPath struct {
+		webhookPath
+		DeliveryID string `json:"-" path:"delivery_id" doc:"The delivery's id." example:"whd_01jr8d2m6p8r0t2v4x6z8b0d2f"`
+	}
+)
+
+// listQuery holds the parameters of every list: ?limit= (absent: the service's default; the
+// range is the service's rule) and ?after=.
+type listQuery struct {
+	Limit *int   `json:"-" query:"limit" ref:"Limit"`
+	After string `json:"-" query:"after" ref:"After"`
+}
+
+func (q listQuery) params() domain.ListParams {
+	return domain.ListParams{Limit: q.Limit, After: q.After}
+}
+
+// paramField is a path or query parameter of an input type.
+type paramField struct {
+	name, in string
+	index    []int
+	typ      reflect.Type
+	tag      reflect.StructTag
+}
+
+// paramFields lists the parameters of an input type, embedded structs' first.
+func paramFields(t reflect.Type) []paramField {
+	var out []paramField
+	for _, f := range reflect.VisibleFields(t) {
+		for _, in := range []string{"path", "query"} {
+			if name := f.Tag.Get(in); name != "" {
+				out = append(out, paramField{name: name, in: in, index: f.Index, typ: f.Type, tag: f.Tag})
+			}
+		}
+	}
+	return out
+}
+
+// readParams fills the parameter fields of *dst (fields: paramFields of its type) from the
+// request.
+func readParams(r *http.Request, dst any, fields []paramField) error {
+	v := reflect.ValueOf(dst).Elem()
+	for _, p := range fields {
+		f := v.FieldByIndex(p.index)
+		if p.in == "path" {
+			f.SetString(mux.Vars(r)[p.name])
+			continue
+		}
+		switch p.typ {
+		case reflect.TypeFor[string]():
+			f.SetString(r.URL.Query().Get(p.name))
+		case reflect.TypeFor[[]string]():
+			f.Set(reflect.ValueOf(queryList(r, p.name)))
+		case reflect.TypeFor[*time.Time]():
+			t, err := queryTime(r, p.name)
+			if err != nil {
+				return err
+			}
+			f.Set(reflect.ValueOf(t))
+		case reflect.TypeFor[*int]():
+			n, err := queryInt(r, p.name)
+			if err != nil {
+				return err
+			}
+			f.Set(reflect.ValueOf(n))
+		default:
+			panic("rest: query parameter " + p.name + " of unsupported type " + p.typ.String())
+		}
+	}
+	return nil
+}
+
+// queryInt reads an integer parameter (absent: nil). ?limit= names its range, which is the
+// service's rule.
+func queryInt(r *http.Request, name string) (*int, error) {
+	if name == "limit" {
+		return queryLimit(r)
+	}
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		return nil, domain.Invalid(name, "%s must be an integer", name)
+	}
+	return &n, nil
+}
+
+// params are the document's parameter objects of an input type.
+func (s *schemaSet) params(t reflect.Type) []obj {
+	var out []obj
+	for _, in := range []string{"path", "query"} { // path parameters first
+		for _, p := range paramFields(t) {
+			if p.in != in {
+				continue
+			}
+			if ref := p.tag.Get("ref"); ref != "" {
+				out = append(out, obj{"$ref": "#/components/parameters/" + ref})
+				continue
+			}
+			typ := p.typ
+			if typ.Kind() == reflect.Pointer {
+				typ = typ.Elem() // optional, not null
+			}
+			schema := s.schema(typ, true)
+			o := obj{"name": p.name, "in": p.in, "required": p.in == "path", "description": p.tag.Get("doc"), "schema": schema}
+			if typ.Kind() == reflect.Slice {
+				o["style"], o["explode"] = "form", true
+			}
+			if ex, ok := p.tag.Lookup("example"); ok {
+				o["example"] = tagValue(schema, ex)
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
