@@ -192,10 +192,10 @@ func (r *runner) commitLoop() {
 // bad outcome cannot hold the others back. A job whose outcome cannot be written stays
 // leased until the lease expires and then runs again.
 func (r *runner) commit(batch []Done) {
-	err := r.commitTx(batch)
+	next, err := r.commitTx(batch, true)
 	if err != nil && len(batch) > 1 {
 		for _, d := range batch {
-			if e := r.commitTx([]Done{d}); e != nil {
+			if _, e := r.commitTx([]Done{d}, false); e != nil {
 				r.e.log.Error("record job outcome", "kind", r.k.Name, "job_id", d.Job.ID, "err", e)
 			}
 		}
@@ -210,14 +210,22 @@ func (r *runner) commit(batch []Done) {
 		}
 	}
 	r.mu.Unlock()
-	r.kick() // workers are free
+	if len(next) > 0 {
+		r.start(next, r.e.cfg.Clock.Now())
+	}
+	r.kick() // workers may be free
 }
 
-func (r *runner) commitTx(batch []Done) error {
+// commitTx records a batch's outcomes. With claimNext it also claims, in the same
+// transaction, as many due jobs as the batch frees workers: under load a worker goes from
+// one job to the next without a claim transaction of its own.
+func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	now := r.e.cfg.Clock.Now()
-	return r.e.st.Tx(ctx, func(tx *store.Tx) error {
+	var next []store.ClaimedJob
+	err := r.e.st.Tx(ctx, func(tx *store.Tx) error {
+		next = nil
 		if r.k.AsyncCommit {
 			if err := tx.AsyncCommit(ctx); err != nil {
 				return err
@@ -259,8 +267,26 @@ func (r *runner) commitTx(batch []Done) error {
 				return err
 			}
 		}
-		return tx.FinishJobs(ctx, outs, now)
+		if err := tx.FinishJobs(ctx, outs, now); err != nil {
+			return err
+		}
+		if !claimNext || r.stopClaiming.Load() || r.runCtx.Err() != nil {
+			return nil
+		}
+		r.mu.Lock()
+		free := r.k.Workers - len(r.flying) + len(batch)
+		r.mu.Unlock()
+		if free <= 0 {
+			return nil
+		}
+		next, _, err = tx.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now, LeaseUntil: now.Add(r.e.cfg.Lease),
+			Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency})
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
 // outcome decides what an attempt's result means: done, retry when, or failed.

@@ -127,14 +127,27 @@ type jobCandidate struct {
 // It also returns when this kind should be looked at again for work it could not take now
 // (a pacing key's next slot), nil when nothing waits on one.
 func (s *Store) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *time.Time, error) {
-	now := p.Now.UTC()
 	var claimed []ClaimedJob
 	var wake *time.Time
 	err := s.Tx(ctx, func(tx *Tx) error {
-		claimed, wake = nil, nil
 		if err := tx.AsyncCommit(ctx); err != nil {
 			return err
 		}
+		var err error
+		claimed, wake, err = tx.ClaimJobs(ctx, p)
+		return err
+	})
+	return claimed, wake, err
+}
+
+// ClaimJobs claims in the caller's transaction (the one that records finished jobs, so a
+// worker that frees a slot takes its next job without a transaction of its own).
+func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *time.Time, error) {
+	now := p.Now.UTC()
+	s := tx.s
+	var claimed []ClaimedJob
+	var wake *time.Time
+	err := func() error {
 		if s.dialect == Postgres {
 			if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, kindLock(p.Kind)); err != nil {
 				return err
@@ -244,7 +257,7 @@ func (s *Store) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob,
 			claimed[i].CreatedAt = claimed[i].CreatedAt.UTC()
 		}
 		return nil
-	})
+	}()
 	return claimed, wake, err
 }
 
