@@ -1,8 +1,8 @@
 // Test harness for the console's end-to-end suite: starts the real switchboard binary on a
 // free loopback port with a fresh SQLite file, drives Debian's Chromium through playwright-core,
 // collects browser console errors, runs axe-core, and saves screenshots.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,9 +28,44 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const switchboardBin = resolve(frontendDir, process.env.SWITCHBOARD_BIN ?? '../bin/switchboard');
+
+function executable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What is missing before any test can run: Chromium that starts, and the switchboard binary. */
+export function preflight() {
+  const problems = [];
+  if (!executable(chromiumPath)) {
+    problems.push(
+      `Chromium not found at ${chromiumPath}.\n    Install it:  apt-get install -y chromium\n    (or set CHROMIUM_PATH to a Chromium or Chrome binary)`,
+    );
+  } else {
+    try {
+      execFileSync(chromiumPath, ['--version'], { stdio: 'pipe', timeout: 20_000 });
+    } catch (e) {
+      const output = `${e.stderr ?? ''}${e.stdout ?? ''}`.trim() || e.message;
+      problems.push(
+        `Chromium at ${chromiumPath} does not start (${output.split('\n')[0]}).\n    Reinstall it:  apt-get install -y chromium\n    (or set CHROMIUM_PATH)`,
+      );
+    }
+  }
+  if (!existsSync(switchboardBin)) {
+    problems.push(`switchboard binary not found at ${switchboardBin}.\n    Build it:  make build  (at the repository root), or set SWITCHBOARD_BIN`);
+  }
+  return problems;
+}
+
 /** Starts `switchboard serve` and waits until /readyz answers 200. */
 export async function startServer() {
-  const bin = resolve(frontendDir, process.env.SWITCHBOARD_BIN ?? '../bin/switchboard');
+  const bin = switchboardBin;
   if (!existsSync(bin)) throw new Error(`switchboard binary not found at ${bin}; run make build (or set SWITCHBOARD_BIN)`);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
@@ -72,8 +107,9 @@ export async function startServer() {
 }
 
 export async function launchBrowser() {
+  if (!executable(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath}; install it with: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: chromiumPath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
 }
