@@ -6,7 +6,7 @@ import { Button } from '../components/Button';
 import { Logo } from '../components/Logo';
 import { SignOutDocument } from '../graphql/generated';
 import { useResetClient } from '../lib/clientContext';
-import { useSession } from '../lib/session';
+import { useSession, type SignInState } from '../lib/session';
 import { navSections } from './nav';
 import styles from './AppShell.module.css';
 
@@ -28,7 +28,7 @@ export function AppShell({ children }: { children: ReactNode }) {
     await client.mutation(SignOutDocument, {}, { authRedirect: false }).toPromise();
     setSigningOut(false);
     reset();
-    navigate('/sign-in', { replace: true });
+    navigate('/sign-in', { replace: true, state: { signedOut: true } satisfies SignInState });
   };
 
   return (
