@@ -149,3 +149,33 @@ export async function settled(page) {
     { timeout: 15_000 },
   );
 }
+
+/** Signs up a new user in the browser and waits for the console's home page. */
+export async function signUp(page, base, { name, email, password }) {
+  await page.goto(`${base}/user/sign-up`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${base}/user/api`);
+  await settled(page);
+}
+
+/** Creates a key on the API keys page; returns the secret dialog (still open) and the secret. */
+export async function createKey(page, name) {
+  await page.getByRole('button', { name: 'Create API key' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Create API key' });
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  const secretDialog = page.getByRole('dialog', { name: 'Save your API key' });
+  await secretDialog.waitFor();
+  const value = (await secretDialog.getByTestId('secret-value').textContent())?.trim() ?? '';
+  return { secretDialog, value };
+}
+
+/** The bounding box of the console's sticky top bar. */
+export async function topBarBox(page) {
+  const box = await page.locator('header').first().boundingBox();
+  if (!box) throw new Error('no top bar on the page');
+  return box;
+}

@@ -61,8 +61,11 @@ export function TryIt({
     (empty ?? sendRef.current)?.focus();
   }, []);
 
+  // Beside Send on wide screens; below it on narrow ones, where it may start out of sight.
   useEffect(() => {
-    if (result) resultRef.current?.scrollIntoView?.({ block: 'nearest' });
+    const el = resultRef.current;
+    if (!result || !el) return;
+    if (el.getBoundingClientRect().top > window.innerHeight - 48) el.scrollIntoView?.({ block: 'start' });
   }, [result]);
 
   const send = async () => {
