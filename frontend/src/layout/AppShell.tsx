@@ -25,10 +25,11 @@ export function AppShell({ children }: { children: ReactNode }) {
 
   const signOut = async () => {
     setSigningOut(true);
-    await client.mutation(SignOutDocument, {}, { authRedirect: false }).toPromise();
+    const result = await client.mutation(SignOutDocument, {}, { authRedirect: false }).toPromise();
     setSigningOut(false);
     reset();
-    navigate('/sign-in', { replace: true, state: { signedOut: true } satisfies SignInState });
+    // Say "You are signed out" only when the server confirmed it.
+    navigate('/sign-in', { replace: true, state: { signedOut: !result.error } satisfies SignInState });
   };
 
   return (

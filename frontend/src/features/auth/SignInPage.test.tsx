@@ -64,6 +64,21 @@ describe('SignInPage', () => {
     expect(reset).toHaveBeenCalled();
   });
 
+  it('does not claim a sign-out the server did not confirm', async () => {
+    const user = userEvent.setup();
+    const { client } = mockClient({ SignOut: () => ({ networkError: new Error('offline') }) });
+    renderWithClient(
+      <Routes>
+        <Route path="/api" element={<AppShell>console</AppShell>} />
+        <Route path="/sign-in" element={<SignInPage />} />
+      </Routes>,
+      { client, route: '/api' },
+    );
+    await user.click(screen.getByRole('button', { name: 'Sign out' }));
+    expect(await screen.findByRole('heading', { name: 'Sign in to Switchboard' })).toBeInTheDocument();
+    expect(screen.queryByText('You are signed out.')).not.toBeInTheDocument();
+  });
+
   it('says nothing about signing out when the user just arrives at sign-in', () => {
     const { client } = mockClient({});
     renderWithClient(<SignInPage />, { client, route: '/sign-in?next=%2Fuser%2Fapi', path: '/sign-in', session: null });
