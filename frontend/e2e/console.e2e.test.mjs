@@ -1,7 +1,7 @@
 // End-to-end: the console in headless Chromium against the real binary on a temp SQLite DB.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, screenshot, seriousViolations, settled, startServer, watchConsole } from './harness.mjs';
+import { createKey, launchBrowser, screenshot, seriousViolations, settled, startServer, watchConsole } from './harness.mjs';
 
 const email = `e2e-${Date.now()}@example.com`;
 const password = 'correct horse battery staple';
@@ -36,17 +36,6 @@ async function graphql(p, query) {
     });
     return res.text();
   }, query);
-}
-
-async function createKey(p, name) {
-  await p.getByRole('button', { name: 'Create API key' }).first().click();
-  const dialog = p.getByRole('dialog', { name: 'Create API key' });
-  await dialog.getByLabel('Name').fill(name);
-  await dialog.getByRole('button', { name: 'Create key' }).click();
-  const secretDialog = p.getByRole('dialog', { name: 'Save your API key' });
-  await secretDialog.waitFor();
-  const value = (await secretDialog.getByTestId('secret-value').textContent())?.trim() ?? '';
-  return { secretDialog, value };
 }
 
 describe('console end to end', { timeout: 300_000 }, () => {
@@ -195,16 +184,30 @@ describe('console end to end', { timeout: 300_000 }, () => {
     await screenshot(page, '08-events');
   });
 
-  it('revoking in the UI makes the same key get 401 at once', async () => {
+  it('revoking in the UI confirms it in a status message, and the same key gets 401 at once', async () => {
     await goto('/user/api/keys');
-    await page.getByRole('button', { name: 'Revoke e2e key' }).click();
+    // A second key with the same name: each Revoke button says which key it revokes.
+    const { secretDialog } = await createKey(page, 'e2e key');
+    await secretDialog.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('row').filter({ hasText: 'e2e key' }).nth(1).waitFor();
+    const labels = await page.getByRole('button', { name: /^Revoke key e2e key \(/ }).evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
+    assert.equal(labels.length, 2, `Revoke buttons: ${labels.join(', ')}`);
+    assert.notEqual(labels[0], labels[1], 'two keys named alike have Revoke buttons named alike');
+
+    const mine = page.getByRole('button', { name: new RegExp(`^Revoke key e2e key \\(sb_[a-z]+_\\w+…${secret.slice(-4)}\\)$`) });
+    await mine.click();
     const confirm = page.getByRole('alertdialog');
     assert.match(await confirm.textContent(), /cannot be undone/);
     assert.deepEqual(await seriousViolations(page), []);
     await screenshot(page, '05-key-revoke-confirm');
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
     await confirm.waitFor({ state: 'detached' });
-    await page.getByRole('row').filter({ hasText: 'e2e key' }).filter({ hasText: 'Revoked' }).waitFor();
+    const toast = page.getByRole('status').filter({ hasText: /^Key e2e key \(.+\) revoked/ });
+    await toast.waitFor({ state: 'visible' });
+    assert.match(await toast.textContent(), new RegExp(`…${secret.slice(-4)}\\) revoked`));
+    await page.getByRole('row').filter({ hasText: secret.slice(-4) }).filter({ hasText: 'Revoked' }).waitFor();
+    assert.deepEqual(await seriousViolations(page), []);
+    await screenshot(page, '05-key-revoked');
     const { status, body } = await callModels(secret);
     assert.equal(status, 401);
     assert.equal(body.error.type, 'authentication_error');
@@ -265,6 +268,9 @@ describe('console end to end', { timeout: 300_000 }, () => {
     await goto('/user/api');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/user\/sign-in/);
+    await page.getByRole('status').filter({ hasText: 'You are signed out.' }).waitFor({ state: 'visible' });
+    assert.deepEqual(await seriousViolations(page), []);
+    await screenshot(page, '18-signed-out');
     await page.goto(`${server.base}/user/api/keys`);
     await page.waitForURL(/\/user\/sign-in\?next=%2Fuser%2Fapi%2Fkeys/);
     // Signing in returns to the page asked for.

@@ -1,8 +1,8 @@
 // Test harness for the console's end-to-end suite: starts the real switchboard binary on a
 // free loopback port with a fresh SQLite file, drives Debian's Chromium through playwright-core,
 // collects browser console errors, runs axe-core, and saves screenshots.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, mkdirSync, openSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,9 +28,44 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const switchboardBin = resolve(frontendDir, process.env.SWITCHBOARD_BIN ?? '../bin/switchboard');
+
+function executable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What is missing before any test can run: Chromium that starts, and the switchboard binary. */
+export function preflight() {
+  const problems = [];
+  if (!executable(chromiumPath)) {
+    problems.push(
+      `Chromium not found at ${chromiumPath}.\n    Install it:  apt-get install -y chromium\n    (or set CHROMIUM_PATH to a Chromium or Chrome binary)`,
+    );
+  } else {
+    try {
+      execFileSync(chromiumPath, ['--version'], { stdio: 'pipe', timeout: 20_000 });
+    } catch (e) {
+      const output = `${e.stderr ?? ''}${e.stdout ?? ''}`.trim() || e.message;
+      problems.push(
+        `Chromium at ${chromiumPath} does not start (${output.split('\n')[0]}).\n    Reinstall it:  apt-get install -y chromium\n    (or set CHROMIUM_PATH)`,
+      );
+    }
+  }
+  if (!existsSync(switchboardBin)) {
+    problems.push(`switchboard binary not found at ${switchboardBin}.\n    Build it:  make build  (at the repository root), or set SWITCHBOARD_BIN`);
+  }
+  return problems;
+}
+
 /** Starts `switchboard serve` and waits until /readyz answers 200. */
 export async function startServer() {
-  const bin = resolve(frontendDir, process.env.SWITCHBOARD_BIN ?? '../bin/switchboard');
+  const bin = switchboardBin;
   if (!existsSync(bin)) throw new Error(`switchboard binary not found at ${bin}; run make build (or set SWITCHBOARD_BIN)`);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
@@ -72,8 +107,9 @@ export async function startServer() {
 }
 
 export async function launchBrowser() {
+  if (!executable(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath}; install it with: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: chromiumPath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
 }
@@ -112,4 +148,34 @@ export async function settled(page) {
     null,
     { timeout: 15_000 },
   );
+}
+
+/** Signs up a new user in the browser and waits for the console's home page. */
+export async function signUp(page, base, { name, email, password }) {
+  await page.goto(`${base}/user/sign-up`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${base}/user/api`);
+  await settled(page);
+}
+
+/** Creates a key on the API keys page; returns the secret dialog (still open) and the secret. */
+export async function createKey(page, name) {
+  await page.getByRole('button', { name: 'Create API key' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Create API key' });
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  const secretDialog = page.getByRole('dialog', { name: 'Save your API key' });
+  await secretDialog.waitFor();
+  const value = (await secretDialog.getByTestId('secret-value').textContent())?.trim() ?? '';
+  return { secretDialog, value };
+}
+
+/** The bounding box of the console's sticky top bar. */
+export async function topBarBox(page) {
+  const box = await page.locator('header').first().boundingBox();
+  if (!box) throw new Error('no top bar on the page');
+  return box;
 }

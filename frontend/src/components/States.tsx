@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { AlertTriangle, CircleAlert, Info, RotateCw } from 'lucide-react';
+import { AlertTriangle, CircleAlert, CircleCheck, Info, RotateCw } from 'lucide-react';
 import type { CombinedError } from 'urql';
 import { errorMessage } from '../lib/errors';
 import { Button } from './Button';
@@ -93,14 +93,14 @@ export function InlineError({ children, id }: { children: ReactNode; id?: string
   );
 }
 
-export function Notice({ tone = 'info', children }: { tone?: 'info' | 'warning'; children: ReactNode }) {
+const noticeIcons = { info: Info, warning: AlertTriangle, success: CircleCheck };
+
+/** A message in the flow of the page. role="status" when it confirms something that just happened. */
+export function Notice({ tone = 'info', role, children }: { tone?: 'info' | 'warning' | 'success'; role?: 'status'; children: ReactNode }) {
+  const Icon = noticeIcons[tone];
   return (
-    <div className={`${styles.notice} ${styles[tone]}`}>
-      {tone === 'warning' ? (
-        <AlertTriangle size={16} aria-hidden="true" style={{ flexShrink: 0, marginTop: 2 }} />
-      ) : (
-        <Info size={16} aria-hidden="true" style={{ flexShrink: 0, marginTop: 2 }} />
-      )}
+    <div className={`${styles.notice} ${styles[tone]}`} role={role}>
+      <Icon size={16} aria-hidden="true" style={{ flexShrink: 0, marginTop: 2 }} />
       <div>{children}</div>
     </div>
   );

@@ -6,7 +6,7 @@ import { Button } from '../components/Button';
 import { Logo } from '../components/Logo';
 import { SignOutDocument } from '../graphql/generated';
 import { useResetClient } from '../lib/clientContext';
-import { useSession } from '../lib/session';
+import { useSession, type SignInState } from '../lib/session';
 import { navSections } from './nav';
 import styles from './AppShell.module.css';
 
@@ -25,10 +25,11 @@ export function AppShell({ children }: { children: ReactNode }) {
 
   const signOut = async () => {
     setSigningOut(true);
-    await client.mutation(SignOutDocument, {}, { authRedirect: false }).toPromise();
+    const result = await client.mutation(SignOutDocument, {}, { authRedirect: false }).toPromise();
     setSigningOut(false);
     reset();
-    navigate('/sign-in', { replace: true });
+    // Say "You are signed out" only when the server confirmed it.
+    navigate('/sign-in', { replace: true, state: { signedOut: !result.error } satisfies SignInState });
   };
 
   return (

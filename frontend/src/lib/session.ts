@@ -5,6 +5,11 @@ export interface Session {
   workspace: { id: string; name: string; createdAt: string };
 }
 
+/** Router state the sign-in page reads: `signedOut` after the user signed out themselves. */
+export interface SignInState {
+  signedOut?: boolean;
+}
+
 export const SessionContext = createContext<Session | null>(null);
 
 export function useSession(): Session {

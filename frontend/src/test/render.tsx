@@ -1,6 +1,6 @@
 import { render, type RenderOptions } from '@testing-library/react';
 import type { ReactElement } from 'react';
-import { MemoryRouter, Route, Routes } from 'react-router';
+import { MemoryRouter, Route, Routes, type InitialEntry } from 'react-router';
 import { Provider, type Client } from 'urql';
 import { vi } from 'vitest';
 import { ClientContext } from '../lib/clientContext';
@@ -15,7 +15,7 @@ export const testSession: Session = {
 /** Renders inside the providers the console uses: GraphQL client, router and session. */
 export function renderWithClient(
   ui: ReactElement,
-  { client, route = '/', path, session = testSession, ...options }: { client: Client; route?: string; path?: string; session?: Session | null } & RenderOptions,
+  { client, route = '/', path, session = testSession, ...options }: { client: Client; route?: InitialEntry; path?: string; session?: Session | null } & RenderOptions,
 ) {
   const reset = vi.fn();
   const tree = (

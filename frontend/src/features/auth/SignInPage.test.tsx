@@ -1,6 +1,8 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
+import { AppShell } from '../../layout/AppShell';
 import { mockClient } from '../../test/mockClient';
 import { renderWithClient } from '../../test/render';
 import { SignInPage } from './SignInPage';
@@ -40,6 +42,59 @@ describe('SignInPage', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     await waitFor(() => expect(reset).toHaveBeenCalled());
     expect(await screen.findByTestId('elsewhere')).toBeInTheDocument();
+  });
+
+  it('confirms that the user signed out, as a status message', async () => {
+    const user = userEvent.setup();
+    const signOut = vi.fn(() => ({ data: { signOut: true } }));
+    const { client } = mockClient({ SignOut: signOut });
+    const { reset } = renderWithClient(
+      <Routes>
+        <Route path="/api" element={<AppShell>console</AppShell>} />
+        <Route path="/sign-in" element={<SignInPage />} />
+      </Routes>,
+      { client, route: '/api' },
+    );
+    expect(screen.queryByText('You are signed out.')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Sign out' }));
+    const status = await screen.findByRole('status');
+    expect(status).toHaveTextContent('You are signed out.');
+    expect(screen.getByRole('heading', { name: 'Sign in to Switchboard' })).toBeInTheDocument();
+    expect(signOut).toHaveBeenCalledTimes(1);
+    expect(reset).toHaveBeenCalled();
+  });
+
+  it('does not claim a sign-out the server did not confirm', async () => {
+    const user = userEvent.setup();
+    const { client } = mockClient({ SignOut: () => ({ networkError: new Error('offline') }) });
+    renderWithClient(
+      <Routes>
+        <Route path="/api" element={<AppShell>console</AppShell>} />
+        <Route path="/sign-in" element={<SignInPage />} />
+      </Routes>,
+      { client, route: '/api' },
+    );
+    await user.click(screen.getByRole('button', { name: 'Sign out' }));
+    expect(await screen.findByRole('heading', { name: 'Sign in to Switchboard' })).toBeInTheDocument();
+    expect(screen.queryByText('You are signed out.')).not.toBeInTheDocument();
+  });
+
+  it('says nothing about signing out when the user just arrives at sign-in', () => {
+    const { client } = mockClient({});
+    renderWithClient(<SignInPage />, { client, route: '/sign-in?next=%2Fuser%2Fapi', path: '/sign-in', session: null });
+    expect(screen.queryByText('You are signed out.')).not.toBeInTheDocument();
+    expect(screen.queryByRole('status')).not.toBeInTheDocument();
+  });
+
+  it('shows the signed-out message from the router state only', () => {
+    const { client } = mockClient({});
+    renderWithClient(<SignInPage />, {
+      client,
+      route: { pathname: '/sign-in', state: { signedOut: true } },
+      path: '/sign-in',
+      session: null,
+    });
+    expect(screen.getByRole('status')).toHaveTextContent('You are signed out.');
   });
 
   it('explains an expired session', () => {

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useClient } from 'urql';
 import { Button } from '../../components/Button';
 import { Field } from '../../components/Field';
@@ -7,7 +7,7 @@ import { InlineError, Notice } from '../../components/States';
 import { SignInDocument } from '../../graphql/generated';
 import { useResetClient } from '../../lib/clientContext';
 import { errorCode, errorMessage } from '../../lib/errors';
-import { safeNext } from '../../lib/session';
+import { safeNext, type SignInState } from '../../lib/session';
 import { AuthLayout } from './AuthLayout';
 import authStyles from './AuthLayout.module.css';
 
@@ -17,6 +17,7 @@ export function SignInPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const next = params.get('next');
+  const signedOut = (useLocation().state as SignInState | null)?.signedOut === true;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<{ email?: string; password?: string; form?: string }>({});
@@ -59,6 +60,11 @@ export function SignInPage() {
       }
     >
       <form className={authStyles.form} onSubmit={submit} noValidate>
+        {signedOut && (
+          <Notice tone="success" role="status">
+            You are signed out.
+          </Notice>
+        )}
         {params.get('reason') === 'expired' && <Notice>Your session has ended. Sign in again to continue.</Notice>}
         <InlineError>{errors.form}</InlineError>
         <Field label="Email" error={errors.email}>

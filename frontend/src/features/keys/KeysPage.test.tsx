@@ -138,14 +138,77 @@ describe('KeysPage', () => {
       RevokeApiKey: revoke,
     });
     renderWithClient(<KeysPage />, { client });
-    await user.click(await screen.findByRole('button', { name: 'Revoke Production server' }));
+    await user.click(await screen.findByRole('button', { name: 'Revoke key Production server (sb_live_AbCd…wXyZ)' }));
     const confirm = await screen.findByRole('alertdialog', { name: /revoke production server/i });
     expect(confirm).toHaveTextContent('cannot be undone');
     await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
     expect(revoke).not.toHaveBeenCalled();
-    await user.click(screen.getByRole('button', { name: 'Revoke Production server' }));
+    await user.click(screen.getByRole('button', { name: 'Revoke key Production server (sb_live_AbCd…wXyZ)' }));
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Revoke key' }));
     await waitFor(() => expect(revoke).toHaveBeenCalledWith({ id: 'key_1' }, expect.anything()));
     await waitFor(() => expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument());
+  });
+
+  it('names each Revoke button by its key, so keys with the same name can be told apart', async () => {
+    const { client } = mockClient({
+      ApiKeys: () => ({
+        data: {
+          apiKeys: [
+            apiKey({ id: 'key_a', name: 'ci', prefix: 'sb_live_AAAA', lastFour: 'ab12' }),
+            apiKey({ id: 'key_b', name: 'ci', prefix: 'sb_live_BBBB', lastFour: 'cd34' }),
+          ],
+        },
+      }),
+      ScopeCatalog: () => ({ data: catalog }),
+    });
+    renderWithClient(<KeysPage />, { client });
+    const table = await screen.findByRole('table', { name: 'API keys' });
+    const names = within(table)
+      .getAllByRole('button', { name: /^revoke/i })
+      .map((b) => b.getAttribute('aria-label'));
+    expect(names).toEqual(['Revoke key ci (sb_live_AAAA…ab12)', 'Revoke key ci (sb_live_BBBB…cd34)']);
+    // The visible word is the start of the accessible name (WCAG 2.5.3, label in name).
+    for (const b of within(table).getAllByRole('button', { name: /^revoke/i })) expect(b).toHaveTextContent('Revoke');
+  });
+
+  it('confirms a revoke with a status message naming the key, which can be dismissed', async () => {
+    const user = userEvent.setup();
+    let status: 'ACTIVE' | 'REVOKED' = 'ACTIVE';
+    const { client } = mockClient({
+      ApiKeys: () => ({ data: { apiKeys: [apiKey({ name: 'ci', lastFour: 'ab12', status })] } }),
+      ScopeCatalog: () => ({ data: catalog }),
+      RevokeApiKey: () => {
+        status = 'REVOKED';
+        return { data: { revokeApiKey: apiKey({ name: 'ci', lastFour: 'ab12', status }) } };
+      },
+    });
+    renderWithClient(<KeysPage />, { client });
+    // The live region is in the page before anything happens, so the message is announced.
+    const region = within(screen.getByTestId('toast')).getByRole('status');
+    expect(region).toBeEmptyDOMElement();
+
+    await user.click(await screen.findByRole('button', { name: 'Revoke key ci (sb_live_AbCd…ab12)' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Revoke key' }));
+    await waitFor(() => expect(region).toHaveTextContent('Key ci (sb_live_AbCd…ab12) revoked.'));
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Dismiss message' }));
+    expect(region).toBeEmptyDOMElement();
+    expect(screen.queryByRole('button', { name: 'Dismiss message' })).not.toBeInTheDocument();
+  });
+
+  it('shows no confirmation when the revoke fails, and keeps the error in the dialog', async () => {
+    const user = userEvent.setup();
+    const { client } = mockClient({
+      ApiKeys: () => ({ data: { apiKeys: [apiKey()] } }),
+      ScopeCatalog: () => ({ data: catalog }),
+      RevokeApiKey: () => ({ errors: [{ message: 'key not found', extensions: { code: 'NOT_FOUND' } }] }),
+    });
+    renderWithClient(<KeysPage />, { client });
+    await user.click(await screen.findByRole('button', { name: /^Revoke key Production server/ }));
+    const confirm = await screen.findByRole('alertdialog');
+    await user.click(within(confirm).getByRole('button', { name: 'Revoke key' }));
+    expect(await within(confirm).findByRole('alert')).toBeInTheDocument();
+    expect(screen.getByTestId('toast')).not.toHaveTextContent(/revoked/);
   });
 });

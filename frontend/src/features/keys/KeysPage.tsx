@@ -12,6 +12,7 @@ import { EmptyState, ErrorState, Loading } from '../../components/States';
 import { Table } from '../../components/Table';
 import tableStyles from '../../components/Table.module.css';
 import { Time } from '../../components/Time';
+import { Toast } from '../../components/Toast';
 import {
   ApiKeysDocument,
   RevokeApiKeyDocument,
@@ -21,7 +22,7 @@ import {
 } from '../../graphql/generated';
 import { errorMessage } from '../../lib/errors';
 import { CreateKeyDialog, type CreatedKey } from './CreateKeyDialog';
-import { describeScopes, maskedKey } from './scopes';
+import { describeScopes, maskedKey, revokeLabel } from './scopes';
 
 const statusTone: Record<ApiKeyStatus, BadgeTone> = { ACTIVE: 'green', REVOKED: 'red', EXPIRED: 'amber' };
 const statusLabel: Record<ApiKeyStatus, string> = { ACTIVE: 'Active', REVOKED: 'Revoked', EXPIRED: 'Expired' };
@@ -51,6 +52,7 @@ export function KeysPage() {
   const [createOpen, setCreateOpen] = useState(params.get('create') === '1');
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyFieldsFragment | null>(null);
+  const [notice, setNotice] = useState('');
 
   useEffect(() => {
     if (params.get('create') === '1') {
@@ -129,7 +131,7 @@ export function KeysPage() {
                   </td>
                   <td className={tableStyles.right}>
                     {k.status === 'ACTIVE' && (
-                      <Button size="sm" variant="secondary" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
+                      <Button size="sm" variant="secondary" onClick={() => setRevoking(k)} aria-label={revokeLabel(k)}>
                         Revoke
                       </Button>
                     )}
@@ -177,10 +179,13 @@ export function KeysPage() {
         danger
         onConfirm={async () => {
           if (!revoking) return;
+          setNotice('');
           const result = await client.mutation(RevokeApiKeyDocument, { id: revoking.id }).toPromise();
           if (result.error) return errorMessage(result.error);
+          setNotice(`Key ${revoking.name} (${maskedKey(revoking)}) revoked. Requests using it now get 401.`);
         }}
       />
+      <Toast message={notice} onDismiss={() => setNotice('')} />
     </>
   );
 }

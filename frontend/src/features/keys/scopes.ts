@@ -79,3 +79,8 @@ export function parseOrigins(text: string): string[] {
 export function maskedKey(k: Pick<ApiKeyFieldsFragment, 'prefix' | 'lastFour'>): string {
   return `${k.prefix}…${k.lastFour}`;
 }
+
+/** Names can repeat, so a Revoke button also names its key by the masked value. */
+export function revokeLabel(k: Pick<ApiKeyFieldsFragment, 'name' | 'prefix' | 'lastFour'>): string {
+  return `Revoke key ${k.name} (${maskedKey(k)})`;
+}

@@ -34,13 +34,26 @@ function statusTone(status: string) {
   return 'neutral' as const;
 }
 
-export function OperationView({ doc, op, apiKey, origin = window.location.origin }: { doc: OpenAPIDocument; op: Operation; apiKey: string; origin?: string }) {
+export function OperationView({
+  doc,
+  op,
+  apiKey,
+  onApiKeyChange,
+  origin = window.location.origin,
+}: {
+  doc: OpenAPIDocument;
+  op: Operation;
+  apiKey: string;
+  onApiKeyChange: (key: string) => void;
+  origin?: string;
+}) {
   const [values, setValues] = useState<RequestValues>(() => initialValues(doc, op));
   const [tryOpen, setTryOpen] = useState(false);
   const curl = useMemo(() => buildCurl(origin, op, apiKey || KEY_PLACEHOLDER, values), [origin, op, apiKey, values]);
   const body = jsonMedia(op.requestBody?.content);
   const bodyExample = body ? mediaExample(doc, body[1]) : undefined;
   const headingId = `op-${op.id}-title`;
+  const tryId = `op-${op.id}-try`;
 
   return (
     <section id={op.id} className={styles.op} aria-labelledby={headingId} data-operation={`${op.method.toUpperCase()} ${op.path}`}>
@@ -59,10 +72,12 @@ export function OperationView({ doc, op, apiKey, origin = window.location.origin
           </span>
         )}
         <span className={styles.opSummary}>{op.summary}</span>
-        <Button size="sm" variant={tryOpen ? 'secondary' : 'primary'} icon={<PlayCircle size={14} aria-hidden="true" />} aria-expanded={tryOpen} onClick={() => setTryOpen((v) => !v)}>
+        <Button size="sm" variant={tryOpen ? 'secondary' : 'primary'} icon={<PlayCircle size={14} aria-hidden="true" />} aria-expanded={tryOpen} aria-controls={tryOpen ? tryId : undefined} onClick={() => setTryOpen((v) => !v)}>
           {tryOpen ? 'Hide Try it' : 'Try it'}
         </Button>
       </div>
+      {/* Right under the button that opens it, rather than after the whole operation. */}
+      {tryOpen && <TryIt id={tryId} op={op} apiKey={apiKey} onApiKeyChange={onApiKeyChange} values={values} onChange={setValues} origin={origin} />}
       <div className={styles.opBody}>
         {op.description && op.description !== op.summary && <p className={styles.desc}>
             <InlineMarkdown text={op.description} />
@@ -150,7 +165,6 @@ export function OperationView({ doc, op, apiKey, origin = window.location.origin
           </div>
         </div>
       </div>
-      {tryOpen && <TryIt op={op} apiKey={apiKey} values={values} onChange={setValues} origin={origin} />}
     </section>
   );
 }

@@ -12,7 +12,13 @@ function op(name: string) {
   return screen.getAllByRole('region').find((r) => r.getAttribute('data-operation') === name)!;
 }
 
-afterEach(() => vi.unstubAllGlobals());
+// jsdom has no scrollIntoView; tests that check scrolling put a spy there.
+const originalScrollIntoView = Element.prototype.scrollIntoView;
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  Element.prototype.scrollIntoView = originalScrollIntoView;
+});
 
 describe('Reference', () => {
   it('shows Parameters, Request body, cURL and Responses for each operation', () => {
@@ -71,6 +77,73 @@ describe('Reference', () => {
     expect(within(models).getByLabelText('Response body')).toHaveTextContent('"object": "list"');
     // The key never goes to GraphQL.
     expect(calls).toHaveLength(0);
+  });
+
+  it('opens Try it in view, right under its button, with focus on Send so Enter sends', async () => {
+    const user = userEvent.setup();
+    const scrollIntoView = vi.fn();
+    Element.prototype.scrollIntoView = scrollIntoView;
+    const fetchMock = vi.fn().mockResolvedValue(new Response('{"object":"list","data":[]}', { status: 200 }));
+    vi.stubGlobal('fetch', fetchMock);
+    sessionStorage.setItem('switchboard.reference.apiKey', 'sb_live_pasted');
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
+
+    const models = op('GET /api/v1/models');
+    const toggle = within(models).getByRole('button', { name: 'Try it' });
+    await user.click(toggle);
+    const panel = within(models).getByRole('region', { name: 'Try GET /api/v1/models' });
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    expect(toggle).toHaveAttribute('aria-controls', panel.id);
+    // The panel comes before the documentation of the operation, not after all of it.
+    const parameters = within(models).getByRole('heading', { name: 'Parameters' });
+    expect(panel.compareDocumentPosition(parameters) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(scrollIntoView.mock.contexts).toContain(panel);
+    expect(within(panel).getByRole('button', { name: 'Send request' })).toHaveFocus();
+
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(within(panel).getByTestId('tryit-status')).toHaveTextContent('200'));
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+
+    await user.click(within(models).getByRole('button', { name: 'Hide Try it' }));
+    expect(within(models).queryByRole('region', { name: /^Try / })).not.toBeInTheDocument();
+    expect(within(models).getByRole('button', { name: 'Try it' })).toHaveFocus();
+  });
+
+  it('asks for the key inside Try it when none was pasted, and focuses that field', async () => {
+    const user = userEvent.setup();
+    Element.prototype.scrollIntoView = vi.fn();
+    const fetchMock = vi.fn().mockResolvedValue(new Response('{}', { status: 200 }));
+    vi.stubGlobal('fetch', fetchMock);
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
+
+    const models = op('GET /api/v1/models');
+    await user.click(within(models).getByRole('button', { name: 'Try it' }));
+    const panel = within(models).getByRole('region', { name: 'Try GET /api/v1/models' });
+    const keyField = within(panel).getByLabelText('API key');
+    expect(keyField).toHaveFocus();
+    expect(within(panel).getByRole('button', { name: 'Send request' })).toBeDisabled();
+    await user.keyboard('sb_live_typed');
+    // The same key as the field at the top of the page, kept for this tab.
+    expect(screen.getByLabelText('API key for cURL and Try it')).toHaveValue('sb_live_typed');
+    expect(within(panel).getByLabelText('API key')).toBeInTheDocument();
+    // Enter in the field sends.
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    expect(fetchMock.mock.calls[0]![1]).toMatchObject({ headers: expect.objectContaining({ Authorization: 'Bearer sb_live_typed' }) });
+  });
+
+  it('focuses the first required parameter still empty when Try it opens', async () => {
+    const user = userEvent.setup();
+    Element.prototype.scrollIntoView = vi.fn();
+    sessionStorage.setItem('switchboard.reference.apiKey', 'sb_live_pasted');
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
+    const update = op('PATCH /api/v1/webhooks/{id}');
+    await user.click(within(update).getByRole('button', { name: 'Try it' }));
+    const panel = within(update).getByRole('region', { name: 'Try PATCH /api/v1/webhooks/{id}' });
+    expect(within(panel).getByRole('textbox', { name: /^id/ })).toHaveFocus();
   });
 
   it('filters operations and shows an empty state', async () => {

@@ -103,7 +103,7 @@ export function Reference({ doc, origin = window.location.origin }: { doc: OpenA
                   )}
                 </div>
                 {g.operations.map((op) => (
-                  <OperationView key={op.id} doc={doc} op={op} apiKey={apiKey} origin={origin} />
+                  <OperationView key={op.id} doc={doc} op={op} apiKey={apiKey} onApiKeyChange={setApiKey} origin={origin} />
                 ))}
               </section>
             ))

@@ -1,5 +1,5 @@
 import { Send } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Badge } from '../../components/Badge';
 import { Button } from '../../components/Button';
 import { CodeBlock } from '../../components/CodeBlock';
@@ -16,15 +16,25 @@ function statusTone(status: number) {
   return 'red' as const;
 }
 
+/**
+ * The request panel of one operation. It is mounted when the user opens it, right under the
+ * operation's header, and on mount scrolls itself into view and puts focus where the next step
+ * is: the first field still to fill in (the API key, a required parameter), otherwise Send.
+ * Enter sends from Send or from any field, so after opening Try it sending is one step.
+ */
 export function TryIt({
+  id,
   op,
   apiKey,
+  onApiKeyChange,
   values,
   onChange,
   origin = window.location.origin,
 }: {
+  id?: string;
   op: Operation;
   apiKey: string;
+  onApiKeyChange: (key: string) => void;
   values: RequestValues;
   onChange: (v: RequestValues) => void;
   origin?: string;
@@ -32,10 +42,31 @@ export function TryIt({
   const [result, setResult] = useState<TryResult | null>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  // Asked here (not only at the top of the page) when there was no key on opening; kept while
+  // the panel is open so the field does not vanish under the user's first keystroke.
+  const [askKey] = useState(() => op.requiresAuth && !apiKey);
+  const panelRef = useRef<HTMLDivElement>(null);
+  const sendRef = useRef<HTMLButtonElement>(null);
+  const resultRef = useRef<HTMLDivElement>(null);
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const queryParams = op.parameters.filter((p) => p.in === 'query');
   const headerParams = op.parameters.filter((p) => p.in === 'header' && p.name.toLowerCase() !== 'authorization');
   const missingKey = op.requiresAuth && !apiKey;
+
+  useEffect(() => {
+    const panel = panelRef.current;
+    if (!panel) return;
+    panel.scrollIntoView?.({ block: 'nearest' });
+    const empty = Array.from(panel.querySelectorAll<HTMLInputElement>('input[aria-required="true"]')).find((el) => !el.value);
+    (empty ?? sendRef.current)?.focus();
+  }, []);
+
+  // Beside Send on wide screens; below it on narrow ones, where it may start out of sight.
+  useEffect(() => {
+    const el = resultRef.current;
+    if (!result || !el) return;
+    if (el.getBoundingClientRect().top > window.innerHeight - 48) el.scrollIntoView?.({ block: 'start' });
+  }, [result]);
 
   const send = async () => {
     const missing = pathParams.filter((p) => !values.path[p.name]);
@@ -58,14 +89,42 @@ export function TryIt({
   const set = (where: 'path' | 'query' | 'headers', name: string, v: string) => onChange({ ...values, [where]: { ...values[where], [name]: v } });
 
   return (
-    <div className={styles.tryit} aria-label={`Try ${op.method.toUpperCase()} ${op.path}`} role="region">
+    <div ref={panelRef} id={id} className={styles.tryit} aria-label={`Try ${op.method.toUpperCase()} ${op.path}`} role="region">
       <div className={styles.tryGrid}>
-        <div className="stack" style={{ gap: 12 }}>
+        {/* A form, so Enter in any field sends. */}
+        <form
+          className="stack"
+          style={{ gap: 12 }}
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!missingKey && !busy) void send();
+          }}
+        >
+          {askKey && (
+            <Field label="API key" hint="Kept in this browser tab only, like the key at the top of the page.">
+              <input
+                className="input mono"
+                type="password"
+                value={apiKey}
+                onChange={(e) => onApiKeyChange(e.target.value.trim())}
+                placeholder="sb_live_…"
+                autoComplete="off"
+                spellCheck={false}
+                aria-required="true"
+              />
+            </Field>
+          )}
           {[...pathParams, ...queryParams, ...headerParams].map((p) => {
             const where = p.in === 'path' ? 'path' : p.in === 'query' ? 'query' : 'headers';
             return (
               <Field key={`${p.in}-${p.name}`} label={<code>{p.name}</code>} optional={!p.required} hint={p.in === 'path' ? 'path parameter' : p.in === 'query' ? 'query parameter' : 'header'}>
-                <input className="input" value={values[where][p.name] ?? ''} onChange={(e) => set(where, p.name, e.target.value)} />
+                <input
+                  className="input"
+                  value={values[where][p.name] ?? ''}
+                  onChange={(e) => set(where, p.name, e.target.value)}
+                  aria-required={p.required || p.in === 'path' || undefined}
+                />
               </Field>
             );
           })}
@@ -74,15 +133,15 @@ export function TryIt({
               <textarea className="textarea" value={values.body} onChange={(e) => onChange({ ...values, body: e.target.value })} spellCheck={false} />
             </Field>
           )}
-          {missingKey && <p className="muted">Paste an API key above to send this request.</p>}
+          {missingKey && !askKey && <p className="muted">Paste an API key above to send this request.</p>}
           <div>
-            <Button variant="primary" icon={<Send size={14} aria-hidden="true" />} onClick={send} loading={busy} disabled={missingKey}>
+            <Button ref={sendRef} type="submit" variant="primary" icon={<Send size={14} aria-hidden="true" />} loading={busy} disabled={missingKey}>
               Send request
             </Button>
           </div>
           <InlineError>{error}</InlineError>
-        </div>
-        <div className={styles.result} aria-live="polite">
+        </form>
+        <div ref={resultRef} className={styles.result} aria-live="polite">
           {result ? (
             <>
               <div className="row">
