@@ -17,7 +17,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/web"
 	"github.com/switchboard-dev/switchboard/backend/webhook"
-	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/graph"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/events"
 	"github.com/switchboard-dev/switchboard/backend/store"
-	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
 // Config tunes the service; zero values take the defaults.

@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
-	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
 // userAgent identifies deliveries to receivers.

@@ -17,7 +17,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store"
-	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
 // clock is a settable clock shared with the dispatcher's goroutines.

@@ -29,7 +29,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/store"
-	"github.com/switchboard-dev/switchboard/backend/webhook/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
 // Defaults of Config.
