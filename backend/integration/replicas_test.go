@@ -25,6 +25,7 @@ import (
 	"github.com/gorilla/websocket"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/switchboard-dev/switchboard/backend/app"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
 )
@@ -61,9 +62,9 @@ type replica struct {
 	done chan struct{}
 }
 
-// lease is the webhook lease the replicas run with: short, so a killed replica's work is
-// taken over quickly.
-const lease = 2 * time.Second
+// lease is the job lease the replicas run with: the production default, whose heartbeat
+// lets a killed replica's work be taken over within seconds.
+const lease = app.DefaultWebhookLease
 
 // startReplica runs the binary against dbURL and waits until it is ready.
 func startReplica(t *testing.T, name, dbURL string) *replica {
@@ -78,7 +79,6 @@ func startReplica(t *testing.T, name, dbURL string) *replica {
 	r.cmd = exec.Command(binary, "serve", "--addr", addr, "--database-url", dbURL, "--base-url", r.base)
 	r.cmd.Env = append(os.Environ(),
 		"SWITCHBOARD_WEBHOOK_ALLOWLIST=127.0.0.1",
-		"SWITCHBOARD_WEBHOOK_LEASE="+lease.String(),
 		"SWITCHBOARD_LOG_LEVEL=warn",
 		"SWITCHBOARD_RATE_LIMIT=1000", "SWITCHBOARD_RATE_BURST=1000",
 	)
@@ -372,9 +372,14 @@ func TestKilledReplicaDeliveryFinishedByOther(t *testing.T) {
 		_, byID, _ := rc.snapshot()
 		return byID[test.EventID] == 1
 	})
-	if took := time.Since(killedAt); took < lease/2 {
+	took := time.Since(killedAt)
+	if took < lease/2 {
 		t.Errorf("redelivered %s after the kill, before A's lease (%s) could have expired", took, lease)
 	}
+	if took > lease+5*time.Second {
+		t.Errorf("redelivered %s after the kill: the takeover should follow the lease (%s) within seconds", took, lease)
+	}
+	t.Logf("taken over %s after the kill (lease %s)", took.Round(100*time.Millisecond), lease)
 	waitFor(t, 10*time.Second, "the delivery to be recorded as succeeded", func() bool {
 		ds := b.deliveries(t, o.key, hook.ID)
 		return len(ds) == 1 && ds[0].Status == "succeeded"
