@@ -110,8 +110,8 @@ func (ev *Events) List(ctx context.Context, a Actor, f domain.EventFilter, p dom
 	if err != nil {
 		return domain.Page[domain.Event]{}, err
 	}
-	if p.After != "" && !domain.HasPrefix(p.After, domain.PrefixEvent) {
-		return domain.Page[domain.Event]{}, domain.Invalid("after", "after must be a cursor from next_cursor")
+	if err := CheckCursor(p.After, domain.PrefixEvent); err != nil {
+		return domain.Page[domain.Event]{}, err
 	}
 	rows, err := ev.s.store.Events(ctx, wsID, f, p.After, limit)
 	if err != nil {

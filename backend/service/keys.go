@@ -192,9 +192,7 @@ func (k *Keys) Revoke(ctx context.Context, a Actor, id string) (domain.APIKey, e
 		key.RevokedAt = &now
 		// Purge this replica's cache as soon as the revocation commits (the very next
 		// request must fail), and every other replica's through the notification.
-		payload := keyInvalidation(key.Hash, key.ID)
-		tx.AfterCommit(func() { k.s.invalidate(payload) })
-		if err := tx.Notify(ctx, channelInvalidate, payload); err != nil {
+		if err := k.s.Invalidate(ctx, tx, invalidateKey, key.Hash+":"+key.ID); err != nil {
 			return err
 		}
 		_, err := k.s.record(ctx, tx, wsID, domain.EventAPIKeyRevoked, nil, key.Object(now))

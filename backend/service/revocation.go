@@ -71,28 +71,18 @@ func (s *Service) credentialActive(ctx context.Context, a Actor) error {
 	return errSignedOut
 }
 
-// Invalidation payloads: "all" (drop every cached key), "key:<hash>:<key id>" (a revoked
-// key), "session:<session id>" (a signed-out session).
+// Invalidation kinds of the platform: a revoked key ("hash:id": purge the cache entry and
+// end the key's live subscriptions) and a signed-out session (its id).
 const (
-	invalidateAll        = "all"
-	invalidateKeyPrefix  = "key:"
-	invalidateSessPrefix = "session:"
+	invalidateKey     = "key"
+	invalidateSession = "session"
 )
 
-func keyInvalidation(hash, id string) string { return invalidateKeyPrefix + hash + ":" + id }
-
-func sessionInvalidation(id string) string { return invalidateSessPrefix + id }
-
-// invalidate applies an invalidation payload on this replica.
-func (s *Service) invalidate(payload string) {
-	switch {
-	case payload == invalidateAll:
-		s.Keys.purgeAll()
-	case strings.HasPrefix(payload, invalidateKeyPrefix):
-		hash, id, _ := strings.Cut(strings.TrimPrefix(payload, invalidateKeyPrefix), ":")
+func (s *Service) registerInvalidations() {
+	s.OnInvalidate(invalidateKey, func(arg string) {
+		hash, id, _ := strings.Cut(arg, ":")
 		s.Keys.purge(hash)
 		s.revocations.revoke(id)
-	case strings.HasPrefix(payload, invalidateSessPrefix):
-		s.revocations.revoke(strings.TrimPrefix(payload, invalidateSessPrefix))
-	}
+	})
+	s.OnInvalidate(invalidateSession, s.revocations.revoke)
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/events"
-	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 // Config tunes the service; zero values take the defaults.
@@ -89,8 +89,9 @@ type Service struct {
 	bus   *events.Bus
 	log   *slog.Logger
 
-	revocations revocations
-	box         secretBox // encrypts secrets at rest when the operator configured a key
+	revocations  revocations
+	invalidators invalidators
+	box          secretBox // encrypts secrets at rest when the operator configured a key
 
 	sinksMu sync.RWMutex
 	sinks   []EventSink
@@ -122,6 +123,7 @@ func New(st *store.Store, cfg Config) *Service {
 	s.Webhooks = newWebhooks(s)
 	st.Handle(channelEvents, s.Events.deliver)
 	st.Handle(channelInvalidate, s.invalidate)
+	s.registerInvalidations()
 	return s
 }
 

@@ -135,9 +135,7 @@ func (u *Users) SignOut(ctx context.Context, token string) error {
 			return err
 		}
 		// End the session's live subscriptions here and on every other replica.
-		payload := sessionInvalidation(sess.ID)
-		tx.AfterCommit(func() { u.s.invalidate(payload) })
-		return tx.Notify(ctx, channelInvalidate, payload)
+		return u.s.Invalidate(ctx, tx, invalidateSession, sess.ID)
 	})
 }
 

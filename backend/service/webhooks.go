@@ -14,8 +14,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
-	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 var _ [MaxPageLimit - MaxWebhooksPerWorkspace]struct{} // fails to compile if the cap exceeds a page
@@ -199,8 +199,8 @@ func (w *Webhooks) List(ctx context.Context, a Actor, p domain.ListParams) (doma
 	if err != nil {
 		return domain.Page[domain.Webhook]{}, err
 	}
-	if p.After != "" && !domain.HasPrefix(p.After, domain.PrefixWebhook) {
-		return domain.Page[domain.Webhook]{}, domain.Invalid("after", "after must be a cursor from a previous page")
+	if err := CheckCursor(p.After, domain.PrefixWebhook); err != nil {
+		return domain.Page[domain.Webhook]{}, err
 	}
 	rows, err := w.s.store.Webhooks(ctx, wsID, p.After, limit)
 	if err != nil {
@@ -293,24 +293,19 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 
 // Delete removes an endpoint and its delivery log. Pending deliveries are not sent.
 func (w *Webhooks) Delete(ctx context.Context, a Actor, id string) error {
-	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
-	if err != nil {
-		return err
-	}
-	now := w.s.cfg.Clock.Now()
-	return w.s.store.Tx(ctx, func(tx *store.Tx) error {
-		hook, err := tx.Webhook(ctx, wsID, id)
+	return w.s.Mutate(ctx, a, domain.ScopeWebhooksWrite, func(c Change) error {
+		hook, err := c.Tx.Webhook(ctx, c.WorkspaceID, id)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.CancelQueuedJobs(ctx, domain.JobWebhookDelivery, domain.WebhookConcurrencyKey(id)); err != nil {
+		if _, err := c.Tx.CancelQueuedJobs(ctx, domain.JobWebhookDelivery, domain.WebhookConcurrencyKey(id)); err != nil {
 			return err
 		}
-		if err := tx.DeleteWebhook(ctx, wsID, id); err != nil {
+		if err := c.Tx.DeleteWebhook(ctx, c.WorkspaceID, id); err != nil {
 			return err
 		}
-		hook.UpdatedAt = now
-		_, err = w.s.record(ctx, tx, wsID, domain.EventWebhookDeleted, nil, hook.Object())
+		hook.UpdatedAt = c.Now
+		_, err = w.s.record(ctx, c.Tx, c.WorkspaceID, domain.EventWebhookDeleted, nil, hook.Object())
 		return err
 	})
 }
@@ -319,27 +314,23 @@ func (w *Webhooks) Delete(ctx context.Context, a Actor, id string) error {
 // WebhookSecretOverlap (24 h, until the returned time) the previous secret signs every
 // delivery too, so receivers can switch without losing a message.
 func (w *Webhooks) RotateSecret(ctx context.Context, a Actor, id string) (domain.Webhook, string, time.Time, error) {
-	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
-	if err != nil {
-		return domain.Webhook{}, "", time.Time{}, err
-	}
-	now := w.s.cfg.Clock.Now()
-	until := now.Add(domain.WebhookSecretOverlap)
 	secret := newWebhookSecret()
 	stored, err := w.box.seal(secret)
 	if err != nil {
 		return domain.Webhook{}, "", time.Time{}, domain.Internal(err)
 	}
 	var hook domain.Webhook
-	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
-		if hook, err = tx.Webhook(ctx, wsID, id); err != nil {
+	var until time.Time
+	err = w.s.Mutate(ctx, a, domain.ScopeWebhooksWrite, func(c Change) error {
+		if hook, err = c.Tx.Webhook(ctx, c.WorkspaceID, id); err != nil {
 			return err
 		}
-		if err := tx.RotateWebhookSecret(ctx, wsID, id, stored, until, now); err != nil {
+		until = c.Now.Add(domain.WebhookSecretOverlap)
+		if err := c.Tx.RotateWebhookSecret(ctx, c.WorkspaceID, id, stored, until, c.Now); err != nil {
 			return err
 		}
-		hook.UpdatedAt = now
-		_, err := w.s.record(ctx, tx, wsID, domain.EventWebhookRotated, nil, hook.Object())
+		hook.UpdatedAt = c.Now
+		_, err := w.s.record(ctx, c.Tx, c.WorkspaceID, domain.EventWebhookRotated, nil, hook.Object())
 		return err
 	})
 	if err != nil {
@@ -358,8 +349,8 @@ func (w *Webhooks) Deliveries(ctx context.Context, a Actor, webhookID string, p 
 	if err != nil {
 		return domain.Page[domain.Delivery]{}, err
 	}
-	if p.After != "" && !domain.HasPrefix(p.After, domain.PrefixDelivery) {
-		return domain.Page[domain.Delivery]{}, domain.Invalid("after", "after must be a cursor from a previous page")
+	if err := CheckCursor(p.After, domain.PrefixDelivery); err != nil {
+		return domain.Page[domain.Delivery]{}, err
 	}
 	if _, err := w.s.store.Webhook(ctx, wsID, webhookID); err != nil {
 		return domain.Page[domain.Delivery]{}, err

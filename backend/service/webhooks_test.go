@@ -10,9 +10,9 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
-	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
 func ptr[T any](v T) *T { return &v }

@@ -94,14 +94,10 @@ func (q q) Delivery(ctx context.Context, workspaceID, webhookID, id string) (dom
 // Deliveries lists an endpoint's deliveries newest first with their attempts, before the
 // cursor id when given, up to limit+1 rows.
 func (q q) Deliveries(ctx context.Context, workspaceID, webhookID, before string, limit int) ([]domain.Delivery, error) {
-	where, args := "workspace_id = ? AND webhook_id = ?", []any{workspaceID, webhookID}
-	if before != "" {
-		where += " AND id < ?"
-		args = append(args, before)
-	}
+	query, args := newestFirst(`SELECT `+deliveryCols+` FROM webhook_deliveries`, []string{"workspace_id = ?", "webhook_id = ?"},
+		[]any{workspaceID, webhookID}, before, limit)
 	var rows []deliveryRow
-	if err := q.sel(ctx, &rows, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE `+where+` ORDER BY id DESC LIMIT ?`,
-		append(args, limit+1)...); err != nil {
+	if err := q.sel(ctx, &rows, query, args...); err != nil {
 		return nil, err
 	}
 	return q.withAttempts(ctx, rows)

@@ -53,12 +53,8 @@ func (q q) EventByID(ctx context.Context, id string) (domain.Event, error) {
 // It returns up to limit+1 rows so the caller can tell whether there is more.
 func (q q) Events(ctx context.Context, workspaceID string, f domain.EventFilter, before string, limit int) ([]domain.Event, error) {
 	where, args := eventWhere(workspaceID, f)
-	if before != "" {
-		where = append(where, "id < ?")
-		args = append(args, before)
-	}
-	args = append(args, limit+1)
-	return q.events(ctx, `SELECT `+eventCols+` FROM events WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC LIMIT ?`, args...)
+	query, args := newestFirst(`SELECT `+eventCols+` FROM events`, where, args, before, limit)
+	return q.events(ctx, query, args...)
 }
 
 // EventsAfter lists a workspace's events after the given id, oldest first (replay).

@@ -71,14 +71,9 @@ func (q q) Webhook(ctx context.Context, workspaceID, id string) (domain.Webhook,
 // Webhooks lists a workspace's endpoints newest first, before the cursor id when given,
 // returning up to limit+1 rows so the caller can tell whether there is more.
 func (q q) Webhooks(ctx context.Context, workspaceID, before string, limit int) ([]domain.Webhook, error) {
-	where, args := "workspace_id = ?", []any{workspaceID}
-	if before != "" {
-		where += " AND id < ?"
-		args = append(args, before)
-	}
+	query, args := newestFirst(`SELECT `+webhookCols+` FROM webhooks`, []string{"workspace_id = ?"}, []any{workspaceID}, before, limit)
 	var rows []webhookRow
-	if err := q.sel(ctx, &rows, `SELECT `+webhookCols+` FROM webhooks WHERE `+where+` ORDER BY id DESC LIMIT ?`,
-		append(args, limit+1)...); err != nil {
+	if err := q.sel(ctx, &rows, query, args...); err != nil {
 		return nil, err
 	}
 	return webhooksOf(rows)
