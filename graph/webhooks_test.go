@@ -116,7 +116,10 @@ func TestWebhookLifecycle(t *testing.T) {
 			}
 		}
 		r.decode(t, &dl)
-		if len(dl.WebhookDeliveries.Nodes) != 1 || dl.WebhookDeliveries.Nodes[0].ID != d.ID || dl.WebhookDeliveries.HasMore {
+		// Newest first: the test delivery, then those of the endpoint's own events since it
+		// subscribed to "*" (webhook.updated, webhook.secret_rotated).
+		if len(dl.WebhookDeliveries.Nodes) != 3 || dl.WebhookDeliveries.Nodes[0].ID != d.ID || dl.WebhookDeliveries.HasMore ||
+			dl.WebhookDeliveries.Nodes[1].EventType != "webhook.secret_rotated" {
 			t.Fatalf("deliveries = %+v", dl.WebhookDeliveries)
 		}
 		_, r = h.post(t, `mutation($w: ID!, $d: ID!) { retryWebhookDelivery(webhookId: $w, deliveryId: $d) { id status } }`,
