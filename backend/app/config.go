@@ -14,22 +14,25 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/backend/webhook"
 	"github.com/switchboard-dev/switchboard/graph"
 )
 
-// Defaults of the settings that have no default elsewhere. The REST and GraphQL limits take
-// theirs from rest.Default* and graph.Default*, so each default is written once.
+// Defaults of the settings that have no default elsewhere. The REST, GraphQL, webhook and
+// job-engine settings take theirs from those packages' Default* constants, so each default
+// is written once.
 const (
 	// DefaultWebhookWorkers is how many webhook deliveries one replica makes at once.
-	DefaultWebhookWorkers = 32
+	DefaultWebhookWorkers = webhook.DefaultWorkers
 	// DefaultWebhookLease is how long a claimed delivery is held before another replica may
 	// take it over (MinWebhookLease at least).
-	DefaultWebhookLease = 10 * time.Second
+	DefaultWebhookLease = jobs.DefaultLease
 	MinWebhookLease     = time.Second
 	// DefaultWebhookPerEndpoint is how many deliveries to one endpoint may be in flight at
 	// once, across all replicas.
-	DefaultWebhookPerEndpoint = 8
+	DefaultWebhookPerEndpoint = webhook.DefaultPerEndpoint
 	// DefaultAddr is the listen address.
 	DefaultAddr = ":8080"
 	// MinSecretsKeyLen is the shortest SWITCHBOARD_SECRETS_KEY accepted.
