@@ -156,24 +156,18 @@ func (e *Engine) Close() {
 		if e.loopCancel == nil {
 			return
 		}
-		// Stop claiming; the heartbeat goes on while running jobs finish.
+		// Stop claiming; the heartbeat goes on while held jobs finish and are recorded.
 		for _, r := range e.runners {
 			r.stopClaiming.Store(true)
 		}
 		e.loopCancel()
 		e.loops.Wait()
-		done := make(chan struct{})
-		go func() {
-			for _, r := range e.runners {
-				r.running.Wait()
+		grace := time.Now().Add(e.cfg.ShutdownGrace)
+		for !e.idle() {
+			if time.Now().After(grace) {
+				e.runCancel() // abort what is left: it is handed back
 			}
-			close(done)
-		}()
-		select {
-		case <-done:
-		case <-time.After(e.cfg.ShutdownGrace):
-			e.runCancel()
-			<-done
+			time.Sleep(5 * time.Millisecond)
 		}
 		e.runCancel()
 		// Every outcome (handed-back jobs included) is written before the heartbeat stops.
@@ -236,6 +230,19 @@ func (e *Engine) heartbeat(ctx context.Context) {
 		}
 		e.renew(ctx)
 	}
+}
+
+// idle reports whether this replica holds no job (running, or waiting to be recorded).
+func (e *Engine) idle() bool {
+	for _, r := range e.runners {
+		r.mu.Lock()
+		n := len(r.flying)
+		r.mu.Unlock()
+		if n > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *Engine) renew(ctx context.Context) {

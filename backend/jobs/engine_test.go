@@ -234,7 +234,7 @@ func TestPacingKey(t *testing.T) {
 		clk := newClock()
 		var mu sync.Mutex
 		started := map[string]int{}
-		e := newEngine(t, st, clk, jobs.Kind{Name: "test.pace", Workers: 8,
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.pace", Workers: 8, Paced: true,
 			Run: func(ctx context.Context, j *jobs.Job) error {
 				mu.Lock()
 				started[string(j.Payload)]++

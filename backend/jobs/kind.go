@@ -39,6 +39,10 @@ type Kind struct {
 	// Backoff is the delay before the next attempt after attempt number n failed (n ≥ 1);
 	// ok false means the schedule has no further attempt.
 	Backoff func(n int) (delay time.Duration, ok bool)
+	// Paced says jobs of this kind may carry pacing keys, so the claim loop also wakes when
+	// a held-back job's next slot comes (without it they still keep their pace, but are
+	// looked at only at each poll).
+	Paced bool
 	// Jitter spreads retries by ± this fraction of the delay (0.1 = ±10%).
 	Jitter float64
 	// AsyncCommit lets the outcome transactions commit without waiting for the disk flush

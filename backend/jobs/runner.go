@@ -19,7 +19,6 @@ type runner struct {
 
 	runCtx       context.Context // parent of every job's context; cancelled at shutdown
 	stopClaiming atomic.Bool
-	running      sync.WaitGroup // jobs whose Run has not returned
 
 	mu     sync.Mutex
 	flying map[string]*flight // job id → held job (running, or waiting to be recorded)
@@ -89,7 +88,7 @@ func (r *runner) claim(ctx context.Context) *time.Time {
 		}
 		now := r.e.cfg.Clock.Now()
 		claimed, wake, err := r.e.st.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now,
-			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency})
+			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
 		if err != nil {
 			if ctx.Err() == nil {
 				r.e.log.Error("claim jobs", "kind", r.k.Name, "err", err)
@@ -108,11 +107,16 @@ func (r *runner) claim(ctx context.Context) *time.Time {
 	return wakeAt
 }
 
-// start tracks the claimed jobs, lets the kind load what they need, and runs each on its
-// own goroutine.
+// start tracks the claimed jobs and launches them.
 func (r *runner) start(claimed []store.ClaimedJob, now time.Time) {
+	r.launch(r.track(claimed, now))
+}
+
+// track registers claimed jobs as held (the heartbeat renews their leases from now on).
+func (r *runner) track(claimed []store.ClaimedJob, now time.Time) []*Job {
 	batch := make([]*Job, len(claimed))
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	for i, c := range claimed {
 		batch[i] = &Job{ID: c.ID, Kind: c.Kind, Payload: []byte(c.Payload), Attempt: c.Attempts, MaxAttempts: c.MaxAttempts,
 			ConcurrencyKey: c.ConcurrencyKey, OrderingKey: c.OrderingKey, CreatedAt: c.CreatedAt, token: c.Token}
@@ -120,29 +124,34 @@ func (r *runner) start(claimed []store.ClaimedJob, now time.Time) {
 		r.flying[c.ID] = &flight{lease: store.JobLease{ID: c.ID, Token: c.Token}, leaseUntil: now.Add(r.e.cfg.Lease),
 			cancel: cancel, ctx: fctx}
 	}
-	r.mu.Unlock()
+	return batch
+}
+
+// launch lets the kind load what the jobs need, then runs each on its own goroutine.
+func (r *runner) launch(batch []*Job) {
 	if r.k.Load != nil {
 		if err := r.k.Load(r.runCtx, batch); err != nil {
 			// Hand the batch back: it is tried again at the next claim.
 			r.e.log.Error("load jobs", "kind", r.k.Name, "err", err)
 			for _, j := range batch {
-				r.done <- Done{Job: j, Err: fmt.Errorf("load: %w", err)}
+				r.done <- Done{Job: j, Err: errAborted{fmt.Errorf("load: %w", err)}}
 			}
 			return
 		}
 	}
-	for _, j := range batch {
-		r.mu.Lock()
-		f := r.flying[j.ID]
-		r.mu.Unlock()
-		r.running.Add(1)
-		go r.run(f.ctx, j)
+	r.mu.Lock()
+	ctxs := make([]context.Context, len(batch))
+	for i, j := range batch {
+		ctxs[i] = r.flying[j.ID].ctx
+	}
+	r.mu.Unlock()
+	for i, j := range batch {
+		go r.run(ctxs[i], j)
 	}
 }
 
 // run does one job and queues its outcome for the committer.
 func (r *runner) run(ctx context.Context, j *Job) {
-	defer r.running.Done()
 	err := r.call(ctx, j)
 	d := Done{Job: j, Err: err}
 	if err != nil && ctx.Err() != nil {
@@ -193,6 +202,11 @@ func (r *runner) commitLoop() {
 // leased until the lease expires and then runs again.
 func (r *runner) commit(batch []Done) {
 	next, err := r.commitTx(batch, true)
+	var launch []*Job
+	if len(next) > 0 {
+		// Held before the batch is released, so this runner is never seen idle between.
+		launch = r.track(next, r.e.cfg.Clock.Now())
+	}
 	if err != nil && len(batch) > 1 {
 		for _, d := range batch {
 			if _, e := r.commitTx([]Done{d}, false); e != nil {
@@ -210,8 +224,9 @@ func (r *runner) commit(batch []Done) {
 		}
 	}
 	r.mu.Unlock()
-	if len(next) > 0 {
-		r.start(next, r.e.cfg.Clock.Now())
+	if len(launch) > 0 {
+		// Loading and starting them is not the committer's work: it goes on recording.
+		go r.launch(launch)
 	}
 	r.kick() // workers may be free
 }
@@ -231,44 +246,42 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 				return err
 			}
 		}
-		leases := make([]store.JobLease, len(batch))
-		for i, d := range batch {
-			leases[i] = store.JobLease{ID: d.Job.ID, Token: d.Job.token}
-		}
-		owned, err := tx.OwnedJobs(ctx, leases)
-		if err != nil {
-			return err
-		}
 		var outs []store.JobOutcome
-		var dones []Done
+		dones := make([]Done, 0, len(batch))
 		for _, d := range batch {
-			if !owned[d.Job.ID] {
-				r.e.log.Warn("job lease lost before its outcome was recorded", "kind", r.k.Name, "job_id", d.Job.ID)
-				continue
-			}
+			lease := store.JobLease{ID: d.Job.ID, Token: d.Job.token}
 			var ab errAborted
 			if errors.As(d.Err, &ab) {
-				outs = append(outs, store.JobOutcome{ID: d.Job.ID, Status: store.JobQueued, Release: true})
+				outs = append(outs, store.JobOutcome{JobLease: lease, Status: store.JobQueued, Release: true})
 				continue
 			}
 			d = r.outcome(d, now)
 			dones = append(dones, d)
 			switch d.Outcome {
 			case Succeeded:
-				outs = append(outs, store.JobOutcome{ID: d.Job.ID})
+				outs = append(outs, store.JobOutcome{JobLease: lease})
 			case Retrying:
-				outs = append(outs, store.JobOutcome{ID: d.Job.ID, Status: store.JobQueued, RunAt: d.RunAt, Error: d.Err.Error()})
+				outs = append(outs, store.JobOutcome{JobLease: lease, Status: store.JobQueued, RunAt: d.RunAt, Error: d.Err.Error()})
 			default:
-				outs = append(outs, store.JobOutcome{ID: d.Job.ID, Status: store.JobFailed, RunAt: now, Error: d.Err.Error()})
+				outs = append(outs, store.JobOutcome{JobLease: lease, Status: store.JobFailed, RunAt: now, Error: d.Err.Error()})
 			}
 		}
-		if r.k.Commit != nil && len(dones) > 0 {
-			if err := r.k.Commit(ctx, tx, dones); err != nil {
+		owned, err := tx.FinishJobs(ctx, outs, now)
+		if err != nil {
+			return err
+		}
+		kept := dones[:0]
+		for _, d := range dones {
+			if owned[d.Job.ID] {
+				kept = append(kept, d)
+			} else {
+				r.e.log.Warn("job lease lost before its outcome was recorded", "kind", r.k.Name, "job_id", d.Job.ID)
+			}
+		}
+		if r.k.Commit != nil && len(kept) > 0 {
+			if err := r.k.Commit(ctx, tx, kept); err != nil {
 				return err
 			}
-		}
-		if err := tx.FinishJobs(ctx, outs, now); err != nil {
-			return err
 		}
 		if !claimNext || r.stopClaiming.Load() || r.runCtx.Err() != nil {
 			return nil
@@ -280,7 +293,7 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 			return nil
 		}
 		next, _, err = tx.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now, LeaseUntil: now.Add(r.e.cfg.Lease),
-			Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency})
+			Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
 		return err
 	})
 	if err != nil {

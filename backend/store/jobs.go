@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"hash/fnv"
 	"strings"
 	"time"
@@ -92,6 +93,9 @@ type ClaimJobsParams struct {
 	Limit int
 	// Concurrency is the limit per concurrency key of jobs enqueued without their own.
 	Concurrency int
+	// Paced says the kind's jobs may carry pacing keys: the claim then also reports when
+	// the next held-back job may start.
+	Paced bool
 }
 
 // ClaimedJob is a job a worker holds a lease on.
@@ -153,19 +157,27 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 				return err
 			}
 		}
+		// Running jobs per concurrency key: those whose lease holds count toward its limit,
+		// those whose lease expired are to be taken over.
 		var running []struct {
-			Key   string `db:"concurrency_key"`
-			Limit int    `db:"lim"`
-			N     int    `db:"n"`
+			Key     string `db:"concurrency_key"`
+			Limit   int    `db:"lim"`
+			N       int    `db:"n"`
+			Expired int    `db:"expired"`
 		}
-		if err := tx.sel(ctx, &running, `SELECT concurrency_key, MAX(concurrency_limit) AS lim, COUNT(*) AS n FROM jobs
-			WHERE kind = ? AND status = ? AND locked_until > ? AND concurrency_key <> '' GROUP BY concurrency_key`,
-			p.Kind, JobRunning, now); err != nil {
+		if err := tx.sel(ctx, &running, `SELECT concurrency_key, MAX(concurrency_limit) AS lim,
+			SUM(CASE WHEN locked_until > ? THEN 1 ELSE 0 END) AS n, SUM(CASE WHEN locked_until > ? THEN 0 ELSE 1 END) AS expired
+			FROM jobs WHERE kind = ? AND status = ? GROUP BY concurrency_key`, now, now, p.Kind, JobRunning); err != nil {
 			return err
 		}
 		busy := map[string]int{}
 		var full []any
+		expired := 0
 		for _, r := range running {
+			expired += r.Expired
+			if r.Key == "" {
+				continue
+			}
 			busy[r.Key] = r.N
 			if r.N >= limitOr(r.Limit, p.Concurrency) {
 				full = append(full, r.Key)
@@ -183,9 +195,11 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 		var cands []jobCandidate
 		cols := `SELECT id, concurrency_key, concurrency_limit, pacing_key, pacing_interval_ms FROM jobs j`
 		args := append([]any{p.Kind, JobRunning, now}, full...)
-		if err := tx.sel(ctx, &cands, cols+` WHERE kind = ? AND status = ? AND locked_until <= ?`+notFull+
-			` ORDER BY locked_until, id LIMIT ?`+lock, append(args, p.Limit)...); err != nil {
-			return err
+		if expired > 0 {
+			if err := tx.sel(ctx, &cands, cols+` WHERE kind = ? AND status = ? AND locked_until <= ?`+notFull+
+				` ORDER BY locked_until, id LIMIT ?`+lock, append(args, p.Limit)...); err != nil {
+				return err
+			}
 		}
 		var due []jobCandidate
 		args = append([]any{p.Kind, JobQueued, now}, full...)
@@ -229,7 +243,7 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 			}
 			ids = append(ids, c.ID)
 		}
-		if len(ids) < p.Limit {
+		if p.Paced && len(ids) < p.Limit {
 			// Jobs held back by a pacing key whose next slot is still ahead: look again then.
 			var next []*time.Time
 			if err := tx.sel(ctx, &next, `SELECT p.next_at FROM job_pacing p WHERE p.next_at > ? AND EXISTS (
@@ -411,7 +425,7 @@ func (t *Tx) OwnedJobs(ctx context.Context, leases []JobLease) (map[string]bool,
 
 // JobOutcome is how a held job ended.
 type JobOutcome struct {
-	ID string
+	JobLease
 	// Status is "" (succeeded: deleted), JobQueued (retry at RunAt, or handed back
 	// untouched when Release), or JobFailed.
 	Status  string
@@ -420,32 +434,47 @@ type JobOutcome struct {
 	Release bool // handed back without an attempt (shutdown): the attempt is not counted
 }
 
-// FinishJobs applies the outcomes of jobs the caller holds (see OwnedJobs), with one
-// statement per kind of outcome where it can.
-func (t *Tx) FinishJobs(ctx context.Context, outs []JobOutcome, now time.Time) error {
+// FinishJobs applies the outcomes of jobs, each only if its lease is still held, and
+// returns the ids it applied (the others were taken over meanwhile: their outcome is
+// dropped). Successes are one statement for the whole batch.
+func (t *Tx) FinishJobs(ctx context.Context, outs []JobOutcome, now time.Time) (map[string]bool, error) {
+	owned := map[string]bool{}
+	var cond []string
 	var done []any
 	for _, o := range outs {
+		var res sql.Result
+		var err error
 		switch {
 		case o.Status == "":
-			done = append(done, o.ID)
+			cond = append(cond, "(id = ? AND locked_by = ?)")
+			done = append(done, o.ID, o.Token)
+			continue
 		case o.Release:
-			if _, err := t.exec(ctx, `UPDATE jobs SET status = ?, attempts = attempts - 1, locked_by = NULL, locked_until = NULL,
-				updated_at = ? WHERE id = ?`, JobQueued, now.UTC(), o.ID); err != nil {
-				return err
-			}
+			res, err = t.exec(ctx, `UPDATE jobs SET status = ?, attempts = attempts - 1, locked_by = NULL, locked_until = NULL,
+				updated_at = ? WHERE id = ? AND locked_by = ? AND status = ?`, JobQueued, now.UTC(), o.ID, o.Token, JobRunning)
 		default:
-			if _, err := t.exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, last_error = ?, locked_by = NULL, locked_until = NULL,
-				updated_at = ? WHERE id = ?`, o.Status, o.RunAt.UTC(), truncate(o.Error, 1000), now.UTC(), o.ID); err != nil {
-				return err
-			}
+			res, err = t.exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, last_error = ?, locked_by = NULL, locked_until = NULL,
+				updated_at = ? WHERE id = ? AND locked_by = ? AND status = ?`, o.Status, o.RunAt.UTC(), truncate(o.Error, 1000),
+				now.UTC(), o.ID, o.Token, JobRunning)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			owned[o.ID] = true
 		}
 	}
-	if len(done) > 0 {
-		if _, err := t.exec(ctx, `DELETE FROM jobs WHERE id IN (`+placeholders(len(done))+`)`, done...); err != nil {
-			return err
+	if len(cond) > 0 {
+		var ids []string
+		if err := t.sel(ctx, &ids, `DELETE FROM jobs WHERE status = ? AND (`+strings.Join(cond, " OR ")+`) RETURNING id`,
+			append([]any{JobRunning}, done...)...); err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			owned[id] = true
 		}
 	}
-	return nil
+	return owned, nil
 }
 
 // RequeueJob makes a job due now. A queued job is brought forward; a failed one is queued

@@ -331,7 +331,8 @@ func (s *Sender) commit(ctx context.Context, tx *store.Tx, done []jobs.Done) err
 		}
 		hookID := d.target.ID
 		if a.resp.ok() {
-			healthy[hookID] = true
+			// Only an endpoint that was failing has anything to reset.
+			healthy[hookID] = healthy[hookID] || d.target.FailingSince != nil
 			continue
 		}
 		if _, seen := failing[hookID]; !seen {
@@ -346,14 +347,16 @@ func (s *Sender) commit(ctx context.Context, tx *store.Tx, done []jobs.Done) err
 		return err
 	}
 	var ok []string
-	for id := range healthy {
-		ok = append(ok, id)
+	for id, failing := range healthy {
+		if failing {
+			ok = append(ok, id)
+		}
 	}
 	if err := tx.MarkWebhooksHealthy(ctx, ok); err != nil {
 		return err
 	}
 	for _, hookID := range order {
-		if healthy[hookID] && !gone[hookID] {
+		if _, succeeded := healthy[hookID]; succeeded && !gone[hookID] {
 			continue // a success in the same batch: the endpoint works
 		}
 		d := failing[hookID]
