@@ -176,26 +176,50 @@ func (a errAborted) Error() string { return "aborted: " + a.err.Error() }
 func (a errAborted) Unwrap() error { return a.err }
 
 // commitLoop writes outcomes in batches: it takes what has queued up while the previous
-// transaction ran (no artificial wait), so under load one commit records many jobs.
+// transaction ran and, while other held jobs are still running, lingers up to
+// commitLinger for them, so that jobs started together are recorded together (one
+// transaction, not one each) and start their successors together.
 func (r *runner) commitLoop() {
 	defer close(r.committed)
 	for d := range r.done {
 		batch := []Done{d}
-	drain:
+		var linger <-chan time.Time
+	collect:
 		for len(batch) < maxBatch {
 			select {
 			case more, ok := <-r.done:
 				if !ok {
-					break drain
+					break collect
 				}
 				batch = append(batch, more)
+				continue
 			default:
-				break drain
+			}
+			r.mu.Lock()
+			waiting := len(r.flying) > len(batch)
+			r.mu.Unlock()
+			if !waiting {
+				break
+			}
+			if linger == nil {
+				linger = time.After(commitLinger)
+			}
+			select {
+			case more, ok := <-r.done:
+				if !ok {
+					break collect
+				}
+				batch = append(batch, more)
+			case <-linger:
+				break collect
 			}
 		}
 		r.commit(batch)
 	}
 }
+
+// commitLinger is how long the committer waits for running jobs to join a batch.
+const commitLinger = time.Millisecond
 
 // commit records a batch in one transaction; if that fails, each job on its own, so one
 // bad outcome cannot hold the others back. A job whose outcome cannot be written stays
