@@ -252,7 +252,9 @@ func (r *runner) commit(batch []Done) {
 		// Loading and starting them is not the committer's work: it goes on recording.
 		go r.launch(launch)
 	}
-	r.kick() // workers may be free
+	if err != nil {
+		r.kick() // workers are free and nothing was claimed for them
+	}
 }
 
 // commitTx records a batch's outcomes. With claimNext it also claims, in the same

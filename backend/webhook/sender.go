@@ -35,7 +35,7 @@ import (
 // Defaults of Config.
 const (
 	DefaultTimeout     = 15 * time.Second
-	DefaultWorkers     = 32
+	DefaultWorkers     = 64
 	DefaultPerEndpoint = 8
 	DefaultRetention   = 30 * 24 * time.Hour
 )
