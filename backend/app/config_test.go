@@ -57,8 +57,8 @@ func TestDefaultsAgree(t *testing.T) {
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", cfg, want)
 	}
-	if app.DefaultWebhookWorkers != 32 || app.DefaultWebhookLease != 10*time.Second || app.DefaultWebhookPerEndpoint != 8 {
-		t.Fatal("the webhook defaults are not the documented 32 workers, 10s lease, 8 per endpoint")
+	if app.DefaultWebhookWorkers != 64 || app.DefaultWebhookLease != 10*time.Second || app.DefaultWebhookPerEndpoint != 8 {
+		t.Fatal("the webhook defaults are not the documented 64 workers, 10s lease, 8 per endpoint")
 	}
 	defaults := map[string]string{}
 	for _, s := range app.Settings {

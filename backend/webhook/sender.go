@@ -57,7 +57,7 @@ type Config struct {
 	Policy *ssrf.Policy
 	// Timeout bounds one attempt, from dial to the end of the response (default 15 s).
 	Timeout time.Duration
-	// Workers is how many attempts this replica makes at once (default 32); 0 (or less)
+	// Workers is how many attempts this replica makes at once (default 64); 0 (or less)
 	// means this replica sends none.
 	Workers int
 	// PerEndpoint is how many attempts to one endpoint may be in flight at once, across
