@@ -64,7 +64,7 @@ func TestDefaultsAgree(t *testing.T) {
 	for _, s := range app.Settings {
 		defaults[s.Env] = s.Default
 	}
-	for env, v := range map[string]string{"SWITCHBOARD_WEBHOOK_WORKERS": "32", "SWITCHBOARD_WEBHOOK_LEASE": "10s",
+	for env, v := range map[string]string{"SWITCHBOARD_WEBHOOK_WORKERS": "64", "SWITCHBOARD_WEBHOOK_LEASE": "10s",
 		"SWITCHBOARD_WEBHOOK_PER_ENDPOINT": "8", "SWITCHBOARD_RATE_LIMIT": "20", "SWITCHBOARD_MAX_BODY_BYTES": "1048576",
 		"SWITCHBOARD_METRICS_ADDR": ""} {
 		if d, ok := defaults[env]; !ok || d != v {
