@@ -228,7 +228,7 @@ func TestSubscriptionEndsWithItsCredential(t *testing.T) {
 	}
 }
 
-// Every event must fit a webhook payload, dispatcher or not: a larger one fails the change
+// Every event must fit a webhook payload, whether or not this replica sends webhooks: a larger one fails the change
 // that would record it, and nothing is stored.
 func TestOversizedEventRefusedAtTheSource(t *testing.T) {
 	ctx := context.Background()

@@ -136,7 +136,7 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 }
 
 // BenchmarkBaselinePost is the same number of POSTs of an event-sized body by a bare
-// net/http client with the dispatcher's concurrency (16), to the same kind of receiver.
+// net/http client with 16 concurrent senders, to the same kind of receiver.
 func BenchmarkBaselinePost(b *testing.B) {
 	rc := newCountingReceiver(b.N)
 	defer rc.Close()
@@ -167,7 +167,7 @@ func BenchmarkBaselinePost(b *testing.B) {
 
 // BenchmarkDeliveryLatency records events at a steady rate (default 500/s) and measures the time from the
 // start of each event's transaction to its arrival at the receiver (p50, p99, max), and
-// from the commit of that transaction (commit-p50, commit-p99): the dispatcher's own share.
+// from the commit of that transaction (commit-p50, commit-p99): the delivery machinery's own share.
 func BenchmarkDeliveryLatency(b *testing.B) {
 	rate := 500
 	if v, err := strconv.Atoi(os.Getenv("SB_BENCH_RATE")); err == nil && v > 0 {

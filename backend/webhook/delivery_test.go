@@ -542,8 +542,8 @@ func TestLeaseRenewedWhileInFlight(t *testing.T) {
 	}
 }
 
-// Two dispatchers on one database (two replicas in one process) deliver each event once.
-func TestConcurrentDispatchersDeliverOnce(t *testing.T) {
+// Two replicas on one database (in one process) deliver each event once.
+func TestConcurrentReplicasDeliverOnce(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(string(d), func(t *testing.T) {
 			h := newHarness(t, d, opts{Workers: 8})

@@ -20,7 +20,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
-// clock is a settable clock shared with the dispatcher's goroutines.
+// clock is a settable clock shared with the engine's goroutines.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
