@@ -75,11 +75,13 @@ func (a *App) routes() http.Handler {
 	cfg := a.Config
 	m := newMetrics(a.Service)
 	mux := http.NewServeMux()
-	mux.Handle("/api/v1/", rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit,
-		Burst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log}))
+	// One per-key rate limiter for both API transports: a key spends one bucket.
+	limiter := httpx.NewLimiter(a.Service.Clock(), cfg.RateLimit, cfg.RateBurst)
+	mux.Handle("/api/v1/", rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, Limiter: limiter,
+		MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log}))
 	mux.Handle("/graphql", graph.NewHandler(a.Service, graph.Options{BaseURL: cfg.BaseURL,
 		Introspection: cfg.GraphQLIntrospection, ComplexityLimit: cfg.GraphQLComplexity,
-		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log}))
+		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log, Limiter: limiter}))
 	mux.Handle("/user/", web.Handler())
 	mux.Handle("GET /user", http.RedirectHandler("/user/api", http.StatusFound))
 	mux.Handle("GET /{$}", http.RedirectHandler("/user/api", http.StatusFound))

@@ -6,6 +6,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 )
 
 func (a *api) listEvents(w http.ResponseWriter, r *http.Request) {
@@ -29,7 +30,7 @@ func (a *api) listEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	page, err := a.svc.Events.List(r.Context(), actor(r), f, p)
 	if err != nil {
-		a.error(w, r, renameParam(err, "types", "type")) // ?type= here, types in the service
+		a.error(w, r, httpx.RenameParam(err, "types", "type")) // ?type= here, types in the service
 		return
 	}
 	writeJSON(w, http.StatusOK, listOf(page))
@@ -51,9 +52,13 @@ type eventType struct {
 	Sample      any    `json:"sample"`
 }
 
-// listEventTypes needs any valid key: the catalog is the same for everyone.
+// listEventTypes: the service decides who may read the catalog (any authenticated caller).
 func (a *api) listEventTypes(w http.ResponseWriter, r *http.Request) {
-	types := a.svc.Events.Types()
+	types, err := a.svc.Events.Types(r.Context(), actor(r))
+	if err != nil {
+		a.error(w, r, err)
+		return
+	}
 	out := struct {
 		Object string      `json:"object"`
 		Data   []eventType `json:"data"`

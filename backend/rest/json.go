@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
 )
 
@@ -106,7 +107,7 @@ func requireJSON(r *http.Request) error {
 		if shown == "" {
 			shown = "none"
 		}
-		return &domain.Error{Code: domain.CodeInvalid, Reason: reasonUnsupportedMedia, Param: "Content-Type",
+		return &domain.Error{Code: domain.CodeInvalid, Reason: httpx.ReasonUnsupportedMedia, Param: "Content-Type",
 			Message: fmt.Sprintf("the request body must be JSON with Content-Type: application/json (got %s)", truncate(shown, 100))}
 	}
 	return nil
@@ -161,7 +162,7 @@ func jsonKind(goKind string) string {
 }
 
 func payloadTooLarge(limit int64) *domain.Error {
-	return &domain.Error{Code: domain.CodeInvalid, Reason: reasonPayloadTooLarge,
+	return &domain.Error{Code: domain.CodeInvalid, Reason: httpx.ReasonPayloadTooLarge,
 		Message: fmt.Sprintf("the request body is larger than %d bytes", limit)}
 }
 

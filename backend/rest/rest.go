@@ -24,9 +24,9 @@ const Prefix = "/api/v1"
 
 // Defaults of Options.
 const (
-	DefaultRateLimit    = 20      // requests per second per key
-	DefaultBurst        = 40      // requests a key may make at once
-	DefaultMaxBodyBytes = 1 << 20 // 1 MiB
+	DefaultRateLimit    = httpx.DefaultRateLimit // requests per second per key
+	DefaultBurst        = httpx.DefaultBurst     // requests a key may make at once
+	DefaultMaxBodyBytes = 1 << 20                // 1 MiB
 )
 
 // Options configure the API; zero values take the defaults.
@@ -39,6 +39,9 @@ type Options struct {
 	// how many it may make at once (the token bucket's size).
 	RateLimit float64
 	Burst     int
+	// Limiter, when set, is the per-key rate limiter shared with /graphql (RateLimit, Burst
+	// and Clock are then its business); nil builds one from RateLimit and Burst.
+	Limiter *httpx.Limiter
 	// MaxBodyBytes bounds request bodies (413 beyond it).
 	MaxBodyBytes int64
 	// Logger receives internal errors (with their request ids); default: the service's.
@@ -71,7 +74,7 @@ type api struct {
 	opts       Options
 	log        *slog.Logger
 	ownOrigin  string // origin of opts.BaseURL, "" when unset
-	limiter    *limiter
+	limiter    *httpx.Limiter
 	router     *mux.Router
 	handler    http.Handler
 	openAPIDoc []byte
@@ -89,13 +92,17 @@ func newAPI(svc *service.Service, opts Options) *api {
 		opts:      opts,
 		log:       opts.Logger,
 		ownOrigin: originOf(opts.BaseURL),
-		limiter:   newLimiter(opts.Clock, opts.RateLimit, opts.Burst),
+		limiter:   opts.Limiter,
+	}
+	if a.limiter == nil {
+		a.limiter = httpx.NewLimiter(opts.Clock, opts.RateLimit, opts.Burst)
 	}
 	a.router = a.newRouter()
 	a.openAPIDoc = mustMarshalOpenAPI(openAPI(opts.BaseURL))
 	h := a.cors(a.router)
 	withID := httpx.RequestID(h)
 	a.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpx.APIHeaders(w.Header())
 		if httpx.RequestIDFrom(r.Context()) == "" {
 			withID.ServeHTTP(w, r)
 			return
