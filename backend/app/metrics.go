@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,10 +20,14 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+
+	mu    sync.RWMutex
+	cache map[seriesKey]series
 }
 
 func newMetrics(svc *service.Service) *metrics {
 	m := &metrics{
+		cache:    map[seriesKey]series{},
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "switchboard_http_requests_total", Help: "HTTP requests by surface, method and status code.",
@@ -60,15 +65,50 @@ func surface(path string) string {
 func (m *metrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &httpx.StatusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if rec.Status == 0 {
-			rec.Status = http.StatusOK
+		// Behind httpx.AccessLog the writer already records the status: reuse it.
+		rec, ok := w.(*httpx.StatusRecorder)
+		if !ok {
+			rec = &httpx.StatusRecorder{ResponseWriter: w}
 		}
-		s := surface(r.URL.Path)
-		m.requests.WithLabelValues(s, r.Method, strconv.Itoa(rec.Status)).Inc()
-		m.duration.WithLabelValues(s).Observe(time.Since(start).Seconds())
+		next.ServeHTTP(rec, r)
+		status := rec.Status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		c := m.series(surface(r.URL.Path), r.Method, status)
+		c.requests.Inc()
+		c.duration.Observe(time.Since(start).Seconds())
 	})
+}
+
+// seriesKey and series cache the label look-ups of each (surface, method, status): a map
+// read instead of hashing label values on every request.
+type seriesKey struct {
+	surface, method string
+	status          int
+}
+
+type series struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+func (m *metrics) series(surface, method string, status int) series {
+	k := seriesKey{surface, method, status}
+	m.mu.RLock()
+	c, ok := m.cache[k]
+	m.mu.RUnlock()
+	if ok {
+		return c
+	}
+	c = series{requests: m.requests.WithLabelValues(surface, method, strconv.Itoa(status)),
+		duration: m.duration.WithLabelValues(surface)}
+	m.mu.Lock()
+	if len(m.cache) < 1000 { // methods are client-chosen: bound the cache
+		m.cache[k] = c
+	}
+	m.mu.Unlock()
+	return c
 }
 
 func (m *metrics) handler() http.Handler {

@@ -136,8 +136,10 @@ func (v Verdict) WriteHeaders(h http.Header) {
 	} else {
 		h["X-Ratelimit-Limit"] = []string{strconv.Itoa(v.Limit)}
 	}
-	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(v.Remaining)}
-	h["X-Ratelimit-Reset"] = []string{ceilSeconds(v.Reset)}
+	vals := new([2]string) // one allocation for both values
+	vals[0], vals[1] = strconv.Itoa(v.Remaining), ceilSeconds(v.Reset)
+	h["X-Ratelimit-Remaining"] = vals[0:1:1]
+	h["X-Ratelimit-Reset"] = vals[1:2:2]
 	if !v.Allowed {
 		h["Retry-After"] = []string{v.retryAfter()}
 	}

@@ -36,11 +36,29 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.Reset()
 		buf.WriteString(`{"error":{"message":"internal error","type":"api_error","param":null,"code":"internal_error","request_id":""}}` + "\n")
 	}
+	writeBody(w, status, buf.Bytes())
+}
+
+var contentTypeJSON = []string{"application/json"}
+
+// writeBody writes an encoded JSON body with status.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h["Content-Type"] = []string{"application/json"}
-	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
+}
+
+// encodeJSON is v as writeJSON writes it (no HTML escaping, a final newline).
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // list is the shape of every list response.

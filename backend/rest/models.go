@@ -20,10 +20,30 @@ func (a *api) listModels(w http.ResponseWriter, r *http.Request) {
 		a.error(w, r, err)
 		return
 	}
-	if models == nil {
-		models = []domain.Model{}
+	if len(models) == 0 {
+		writeJSON(w, http.StatusOK, modelList{Object: "list", Data: []domain.Model{}})
+		return
 	}
-	writeJSON(w, http.StatusOK, modelList{Object: "list", Data: models})
+	// The catalog is operator configuration, fixed while the process runs: its encoding is
+	// kept, keyed by the catalog the service returned (another catalog is encoded afresh).
+	enc := a.models.Load()
+	if enc == nil || enc.first != &models[0] || enc.n != len(models) {
+		body, err := encodeJSON(modelList{Object: "list", Data: models})
+		if err != nil {
+			a.error(w, r, domain.Internal(err))
+			return
+		}
+		enc = &encodedModels{first: &models[0], n: len(models), body: body}
+		a.models.Store(enc)
+	}
+	writeBody(w, http.StatusOK, enc.body)
+}
+
+// encodedModels is the JSON of one model catalog (see listModels).
+type encodedModels struct {
+	first *domain.Model
+	n     int
+	body  []byte
 }
 
 func (a *api) getModel(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gorilla/mux"
 
@@ -76,7 +77,9 @@ type api struct {
 	ownOrigin  string // origin of opts.BaseURL, "" when unset
 	limiter    *httpx.Limiter
 	router     *mux.Router
+	static     map[string]map[string]http.Handler // path → method → handler, for routes without variables
 	handler    http.Handler
+	models     atomic.Pointer[encodedModels]
 	openAPIDoc []byte
 }
 
@@ -98,8 +101,9 @@ func newAPI(svc *service.Service, opts Options) *api {
 		a.limiter = httpx.NewLimiter(opts.Clock, opts.RateLimit, opts.Burst)
 	}
 	a.router = a.newRouter()
+	a.static = staticRoutes(a.router)
 	a.openAPIDoc = mustMarshalOpenAPI(openAPI(opts.BaseURL))
-	h := a.cors(a.router)
+	h := a.cors(http.HandlerFunc(a.route))
 	withID := httpx.RequestID(h)
 	a.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.APIHeaders(w.Header())
@@ -125,6 +129,38 @@ func (a *api) newRouter() *mux.Router {
 	r.NotFoundHandler = http.HandlerFunc(a.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(a.methodNotAllowed)
 	return r
+}
+
+// staticRoutes indexes the router's routes that have no path variables by exact path and
+// method, so that the commonest calls (GET /api/v1/models, /me, /events, ...) skip mux's
+// regular-expression matching and the two request copies it makes to store the match.
+func staticRoutes(router *mux.Router) map[string]map[string]http.Handler {
+	static := map[string]map[string]http.Handler{}
+	_ = router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		path, err := route.GetPathTemplate()
+		methods, err2 := route.GetMethods()
+		if err != nil || err2 != nil || strings.ContainsAny(path, "{}") || route.GetHandler() == nil {
+			return nil
+		}
+		if static[path] == nil {
+			static[path] = map[string]http.Handler{}
+		}
+		for _, m := range methods {
+			static[path][m] = route.GetHandler()
+		}
+		return nil
+	})
+	return static
+}
+
+// route serves a request with its route: an exact static match directly, anything else
+// (variables, unknown paths and methods, unclean paths) through mux.
+func (a *api) route(w http.ResponseWriter, r *http.Request) {
+	if h, ok := a.static[r.URL.Path][r.Method]; ok {
+		h.ServeHTTP(w, r)
+		return
+	}
+	a.router.ServeHTTP(w, r)
 }
 
 func (a *api) notFound(w http.ResponseWriter, r *http.Request) {

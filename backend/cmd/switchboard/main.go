@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
@@ -139,7 +140,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := logger(cfg, stderr)
+	// Log lines (one per request) are written in batches, not one system call each; Close
+	// writes the last ones when serve returns, after in-flight requests have finished.
+	logs := httpx.NewLogWriter(stderr)
+	defer logs.Close()
+	log := logger(cfg, logs)
+	servePprof(log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
