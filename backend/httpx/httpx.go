@@ -79,7 +79,7 @@ func NewRequestID() string {
 	var out [4 + 26]byte
 	copy(out[:], domain.PrefixRequest)
 	v1 := ms<<16 | uint64(reqIDSeq.hi) // top 64 bits
-	v0 := lo                            // bottom 64 bits
+	v0 := lo                           // bottom 64 bits
 	for i := len(out) - 1; i >= 4; i-- {
 		out[i] = crockford[v0&31]
 		v0 = v0>>5 | (v1&31)<<59
