@@ -64,12 +64,12 @@ func surface(path string) string {
 
 func (m *metrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		// Behind httpx.AccessLog the writer already records the status: reuse it.
+		// Behind httpx.AccessLog the writer already records the status and the start: reuse it.
 		rec, ok := w.(*httpx.StatusRecorder)
-		if !ok {
-			rec = &httpx.StatusRecorder{ResponseWriter: w}
+		if !ok || rec.Start.IsZero() {
+			rec = &httpx.StatusRecorder{ResponseWriter: w, Start: time.Now()}
 		}
+		start := rec.Start
 		next.ServeHTTP(rec, r)
 		status := rec.Status
 		if status == 0 {

@@ -101,6 +101,9 @@ type StatusRecorder struct {
 	Status int
 	Bytes  int
 	Body   *bytes.Buffer
+	// Start is when the request started, when the recorder's creator noted it (AccessLog
+	// does), so that middleware reusing the recorder need not read the clock again.
+	Start time.Time
 }
 
 func (s *StatusRecorder) WriteHeader(code int) {
@@ -152,7 +155,7 @@ func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			rec := &StatusRecorder{ResponseWriter: w}
+			rec := &StatusRecorder{ResponseWriter: w, Start: start}
 			next.ServeHTTP(rec, r)
 			if rec.Status == 0 {
 				rec.Status = http.StatusOK
@@ -162,18 +165,12 @@ func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
 			if !h.Enabled(ctx, slog.LevelInfo) {
 				return
 			}
-			// The record goes straight to the handler: Logger.LogAttrs would also walk the
-			// stack for the caller's source position, which the access log has no use for.
-			rl := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
-			rl.AddAttrs(
-				slog.String("request_id", RequestIDFrom(ctx)),
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", rec.Status),
-				slog.Int("bytes", rec.Bytes),
-				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			)
-			_ = h.Handle(ctx, rl)
+			// The line goes straight to the handler (written directly by a JSONHandler):
+			// Logger.LogAttrs would also walk the stack for a source position nobody logs.
+			end := time.Now()
+			logAccess(ctx, h, &accessLine{time: end, requestID: RequestIDFrom(ctx), method: r.Method,
+				path: r.URL.Path, status: rec.Status, bytes: rec.Bytes,
+				durationMS: float64(end.Sub(start).Microseconds()) / 1000})
 		})
 	}
 }

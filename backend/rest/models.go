@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/gorilla/mux"
 
@@ -33,17 +34,22 @@ func (a *api) listModels(w http.ResponseWriter, r *http.Request) {
 			a.error(w, r, domain.Internal(err))
 			return
 		}
-		enc = &encodedModels{first: &models[0], n: len(models), body: body}
+		enc = &encodedModels{first: &models[0], n: len(models), body: body, length: []string{strconv.Itoa(len(body))}}
 		a.models.Store(enc)
 	}
-	writeBody(w, http.StatusOK, enc.body)
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = enc.length
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(enc.body)
 }
 
 // encodedModels is the JSON of one model catalog (see listModels).
 type encodedModels struct {
-	first *domain.Model
-	n     int
-	body  []byte
+	first  *domain.Model
+	n      int
+	body   []byte
+	length []string // the Content-Length header's value (shared, never modified)
 }
 
 func (a *api) getModel(w http.ResponseWriter, r *http.Request) {
