@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,13 +22,12 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 
-	mu    sync.RWMutex
-	cache map[seriesKey]series
+	mu    sync.Mutex // serializes cache updates
+	cache atomic.Pointer[map[seriesKey]series]
 }
 
 func newMetrics(svc *service.Service) *metrics {
 	m := &metrics{
-		cache:    map[seriesKey]series{},
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "switchboard_http_requests_total", Help: "HTTP requests by surface, method and status code.",
@@ -37,6 +37,7 @@ func newMetrics(svc *service.Service) *metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"surface"}),
 	}
+	m.cache.Store(&map[seriesKey]series{})
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -95,19 +96,23 @@ type series struct {
 
 func (m *metrics) series(surface, method string, status int) series {
 	k := seriesKey{surface, method, status}
-	m.mu.RLock()
-	c, ok := m.cache[k]
-	m.mu.RUnlock()
-	if ok {
+	if c, ok := (*m.cache.Load())[k]; ok { // no lock, no shared write on the hot path
 		return c
 	}
-	c = series{requests: m.requests.WithLabelValues(surface, method, strconv.Itoa(status)),
+	c := series{requests: m.requests.WithLabelValues(surface, method, strconv.Itoa(status)),
 		duration: m.duration.WithLabelValues(surface)}
 	m.mu.Lock()
-	if len(m.cache) < 1000 { // methods are client-chosen: bound the cache
-		m.cache[k] = c
+	defer m.mu.Unlock()
+	old := *m.cache.Load()
+	if len(old) >= 1000 { // methods are client-chosen: bound the cache
+		return c
 	}
-	m.mu.Unlock()
+	next := make(map[seriesKey]series, len(old)+1) // copy on write: readers never see a change
+	for key, v := range old {
+		next[key] = v
+	}
+	next[k] = c
+	m.cache.Store(&next)
 	return c
 }
 

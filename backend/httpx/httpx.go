@@ -43,14 +43,15 @@ func validRequestID(id string) bool {
 // req_… id), echoes it in the X-Request-Id response header and puts it in the context.
 func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var id string
+		// One allocation holds the id for the context and the header's value slice.
+		rid := new(requestID)
 		if v := r.Header["X-Request-Id"]; len(v) > 0 && validRequestID(v[0]) {
-			id = v[0]
+			rid.v[0] = v[0]
 		} else {
-			id = NewRequestID()
+			rid.v[0] = NewRequestID()
 		}
-		w.Header()["X-Request-Id"] = []string{id}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		w.Header()["X-Request-Id"] = rid.v[:]
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, rid)))
 	})
 }
 
@@ -88,10 +89,15 @@ func NewRequestID() string {
 	return string(out[:])
 }
 
+// requestID is a request's id, kept as the one-element slice the X-Request-Id header takes.
+type requestID struct{ v [1]string }
+
 // RequestIDFrom returns the request id of ctx ("" outside a request).
 func RequestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if id, ok := ctx.Value(requestIDKey{}).(*requestID); ok {
+		return id.v[0]
+	}
+	return ""
 }
 
 // StatusRecorder remembers the status and size a handler wrote, and keeps a copy of the
