@@ -56,7 +56,8 @@ secret="$(gql '{"query":"mutation { createApiKey(input: {name: \"bench\", scopes
 # The baseline answers exactly the bytes Switchboard answers.
 curl -fsS -H "Authorization: Bearer $secret" "$sb/api/v1/models" >"$tmp/models.json"
 "$tmp/sbbaseline" -addr "127.0.0.1:$base_port" -body "$tmp/models.json" >/dev/null &
-pids+=($!)
+base_pid=$!
+pids+=("$base_pid")
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$base_port/" >/dev/null 2>&1 && break; sleep 0.1; done
 
 served=0 # requests wrk completed against switchboard, to check the access log against
@@ -66,30 +67,37 @@ load() { # url → wrk's report (fails on any non-2xx answer or socket error)
 	if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then echo "bench-load: errors from $2:" >&2; echo "$out" >&2; exit 1; fi
 	echo "$out"
 }
-rps() { # url → RPS (requests per second)
-	local out
+# CPU time (user + system, clock ticks) a process has used: with other work on the machine,
+# the server's CPU per request is a steadier comparison than requests per second.
+hz="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+ticks() { [[ -r /proc/$1/stat ]] && awk '{print $14 + $15}' "/proc/$1/stat" || echo 0; }
+rps() { # url pid → RPS (requests per second), CPU (server µs of CPU per request)
+	local out t0 n
+	t0="$(ticks "$2")"
 	out="$(load "$DURATION" "$1")"
-	if [[ "$1" == "$sb"* ]]; then served=$((served + $(awk '/requests in/ {print $1}' <<<"$out"))); fi
+	n="$(awk '/requests in/ {print $1}' <<<"$out")"
+	if [[ "$1" == "$sb"* ]]; then served=$((served + n)); fi
 	RPS="$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' <<<"$out")"
+	CPU="$(awk -v t="$(( $(ticks "$2") - t0 ))" -v n="$n" -v hz="$hz" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
 }
 
 echo "GET /api/v1/models: wrk -t$THREADS -c$CONNS -d$DURATION, $ROUNDS rounds alternating; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "access log: on (JSON, to $( [[ -n "${LOG_FILE:-}" ]] && echo "$LOG_FILE" || echo "a file" ))"
 load 2s "http://127.0.0.1:$base_port/api/v1/models" >/dev/null # warm-up
 served=$((served + $(load 2s "$sb/api/v1/models" | awk '/requests in/ {print $1}')))
-printf '%-6s %12s %14s %7s\n' round baseline switchboard ratio
+printf '%-6s %12s %14s %7s   %s\n' round "baseline/s" "switchboard/s" ratio "server CPU µs/request (baseline, switchboard)"
 ratios=()
 for i in $(seq "$ROUNDS"); do
 	if (( i % 2 )); then
-		rps "http://127.0.0.1:$base_port/api/v1/models"; b=$RPS
-		rps "$sb/api/v1/models"; s=$RPS
+		rps "http://127.0.0.1:$base_port/api/v1/models" "$base_pid"; b=$RPS bc=$CPU
+		rps "$sb/api/v1/models" "$sb_pid"; s=$RPS sc=$CPU
 	else
-		rps "$sb/api/v1/models"; s=$RPS
-		rps "http://127.0.0.1:$base_port/api/v1/models"; b=$RPS
+		rps "$sb/api/v1/models" "$sb_pid"; s=$RPS sc=$CPU
+		rps "http://127.0.0.1:$base_port/api/v1/models" "$base_pid"; b=$RPS bc=$CPU
 	fi
 	r="$(awk -v s="$s" -v b="$b" 'BEGIN {printf "%.2f", s/b}')"
 	ratios+=("$r")
-	printf '%-6s %12s %14s %7s\n' "$i" "$b" "$s" "$r"
+	printf '%-6s %12s %14s %7s   %s, %s\n' "$i" "$b" "$s" "$r" "$bc" "$sc"
 done
 median="$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')"
 echo "median ratio switchboard/baseline: $median (target >= 0.85)"
