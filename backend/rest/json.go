@@ -41,11 +41,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 var contentTypeJSON = []string{"application/json"}
 
+// smallBody is the size up to which net/http sets Content-Length itself: a handler that
+// writes less than a few KB and returns without flushing gets it (net/http buffers 2 KB before
+// it would chunk), so small bodies skip a header of their own.
+const smallBody = 1024
+
 // writeBody writes an encoded JSON body with status.
 func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if len(body) > smallBody {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -39,7 +39,9 @@ func (a *api) listModels(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = enc.length
+	if len(enc.body) > smallBody {
+		h["Content-Length"] = enc.length
+	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(enc.body)
 }
