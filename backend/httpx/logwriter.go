@@ -31,14 +31,14 @@ type LogWriter struct {
 
 // Defaults of NewLogWriter.
 const (
-	DefaultLogFlushInterval = 100 * time.Millisecond
-	DefaultLogMaxBuffered   = 256 << 10
+	DefaultLogFlushInterval = 50 * time.Millisecond
+	DefaultLogMaxBuffered   = 1 << 20 // a writer past this writes the batch itself
 )
 
 // NewLogWriter starts a LogWriter in front of w.
 func NewLogWriter(w io.Writer) *LogWriter {
 	l := &LogWriter{w: w, flushInterval: DefaultLogFlushInterval, maxBuffered: DefaultLogMaxBuffered,
-		buf: make([]byte, 0, 64<<10), spare: make([]byte, 0, 64<<10),
+		buf: make([]byte, 0, 256<<10), spare: make([]byte, 0, 256<<10),
 		done: make(chan struct{}), stopped: make(chan struct{})}
 	go l.loop()
 	return l

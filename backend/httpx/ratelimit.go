@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -21,22 +22,27 @@ const (
 // /api/v1 or /graphql. Each replica limits on its own, so with N replicas a key may get up
 // to N times the rate; that is the usual trade for not paying a shared round trip per
 // request.
+//
+// Every request of a key touches its bucket, so a bucket takes no lock: it is one atomic
+// "theoretical arrival time" (the generic cell rate algorithm, which is a token bucket
+// stated in time): the bucket is full when it is in the past, each request moves it one
+// emission interval (1/rate) later, and a request that would move it more than
+// burst × interval ahead of now is refused. A lock here was the most contended one under
+// load: a holder descheduled by the operating system stalled every request of the key.
 type Limiter struct {
-	clock domain.Clock
-	rate  float64 // tokens per second
-	burst float64
+	clock    domain.Clock
+	rate     float64
+	burst    int64
+	interval int64 // ns per token
+	tau      int64 // burst × interval: how far ahead of now the arrival time may be
 
-	mu      sync.Mutex
-	buckets map[string]*bucket
-	swept   time.Time
+	buckets sync.Map // key → *atomic.Int64 (theoretical arrival time, Unix ns)
+	count   atomic.Int64
+	sweepMu sync.Mutex
+	swept   atomic.Int64 // Unix ns of the last sweep
 
 	// Header values that never change, allocated once.
 	limitHeader []string
-}
-
-type bucket struct {
-	tokens float64
-	at     time.Time // when tokens was computed
 }
 
 // maxIdleBuckets is how many buckets are kept before full (idle) ones are forgotten.
@@ -54,7 +60,10 @@ func NewLimiter(clock domain.Clock, rate float64, burst int) *Limiter {
 	if clock == nil {
 		clock = systemClock{}
 	}
-	return &Limiter{clock: clock, rate: rate, burst: float64(burst), buckets: map[string]*bucket{},
+	interval := int64(math.Min(float64(time.Second)/rate, 1e15)) // at least a token per 11 days
+	interval = max(interval, 1)
+	tau := int64(math.Min(float64(interval)*float64(burst), math.MaxInt64/4))
+	return &Limiter{clock: clock, rate: rate, burst: int64(burst), interval: interval, tau: tau,
 		limitHeader: []string{strconv.Itoa(burst)}}
 }
 
@@ -75,51 +84,48 @@ type Verdict struct {
 
 // Take spends a token of key's bucket, if there is one.
 func (l *Limiter) Take(key string) Verdict {
-	now := l.clock.Now()
-	l.mu.Lock()
-	b, ok := l.buckets[key]
+	now := l.clock.Now().UnixNano()
+	v, ok := l.buckets.Load(key)
 	if !ok {
-		if len(l.buckets) >= maxIdleBuckets {
+		if l.count.Load() >= maxIdleBuckets {
 			l.sweep(now)
 		}
-		b = &bucket{tokens: l.burst, at: now}
-		l.buckets[key] = b
+		var loaded bool
+		if v, loaded = l.buckets.LoadOrStore(key, new(atomic.Int64)); !loaded {
+			l.count.Add(1)
+		}
 	}
-	if elapsed := now.Sub(b.at).Seconds(); elapsed > 0 {
-		b.tokens = math.Min(l.burst, b.tokens+elapsed*l.rate)
-		b.at = now
-	}
-	v := Verdict{Limit: int(l.burst), l: l}
-	if b.tokens >= 1 {
-		b.tokens--
-		v.Allowed = true
-	} else {
-		v.RetryAfter = l.seconds(1 - b.tokens)
-	}
-	v.Remaining = int(b.tokens)
-	v.Reset = l.seconds(l.burst - b.tokens)
-	l.mu.Unlock()
-	return v
-}
-
-// sweep forgets buckets that have refilled completely: a new bucket starts full anyway.
-func (l *Limiter) sweep(now time.Time) {
-	if now.Sub(l.swept) < time.Second {
-		return
-	}
-	l.swept = now
-	for k, b := range l.buckets {
-		if b.tokens+now.Sub(b.at).Seconds()*l.rate >= l.burst {
-			delete(l.buckets, k)
+	tat := v.(*atomic.Int64)
+	for {
+		old := tat.Load()
+		next := max(old, now) + l.interval
+		ahead := next - now
+		if ahead > l.tau { // no token: nothing is spent
+			return Verdict{Limit: int(l.burst), l: l, Remaining: 0,
+				Reset: time.Duration(max(old-now, 0)), RetryAfter: time.Duration(ahead - l.tau)}
+		}
+		if tat.CompareAndSwap(old, next) {
+			return Verdict{Allowed: true, Limit: int(l.burst), l: l,
+				Remaining: int((l.tau - ahead) / l.interval), Reset: time.Duration(ahead)}
 		}
 	}
 }
 
-func (l *Limiter) seconds(tokens float64) time.Duration {
-	if tokens <= 0 {
-		return 0
+// sweep forgets buckets that have refilled completely (a new bucket starts full anyway), at
+// most once a second.
+func (l *Limiter) sweep(now int64) {
+	if now-l.swept.Load() < int64(time.Second) || !l.sweepMu.TryLock() {
+		return
 	}
-	return time.Duration(tokens / l.rate * float64(time.Second))
+	defer l.sweepMu.Unlock()
+	l.swept.Store(now)
+	l.buckets.Range(func(k, v any) bool {
+		if v.(*atomic.Int64).Load() <= now {
+			l.buckets.Delete(k)
+			l.count.Add(-1)
+		}
+		return true
+	})
 }
 
 // ceilSeconds rounds up to whole seconds, as the headers carry.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime"
 )
 
 // servePprof serves Go's profiles on their own listener when SWITCHBOARD_PPROF_ADDR is set
@@ -21,6 +22,7 @@ func servePprof(log *slog.Logger) {
 		log.Error("pprof: listen", "addr", addr, "err", err)
 		return
 	}
+	runtime.SetMutexProfileFraction(100) // lock contention, sampled, only while profiling is on
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
