@@ -237,15 +237,20 @@ var (
 
 // Authenticate verifies a key secret and returns its actor.
 func (k *Keys) Authenticate(ctx context.Context, secret string) (Actor, error) {
-	if !keyWellFormed(secret) {
-		return Actor{}, errInvalidKey
-	}
-	hash := hashKey(secret)
+	var hx [64]byte
+	hashKeyHex(&hx, secret)
 	k.mu.RLock()
-	key, ok := k.cache[hash]
+	key, ok := k.cache[string(hx[:])] // a look-up by converted bytes does not allocate
 	gen := k.gen
 	k.mu.RUnlock()
 	if !ok {
+		// Only a secret of the key format with a valid checksum is worth a database look-up.
+		// (A cached key's secret is well formed: the cache holds only stored keys, so checking
+		// the format first would change no answer, only cost every request.)
+		if !keyWellFormed(secret) {
+			return Actor{}, errInvalidKey
+		}
+		hash := string(hx[:])
 		var err error
 		key, err = k.s.store.APIKeyByHash(ctx, hash)
 		if domain.IsCode(err, domain.CodeNotFound) {
