@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -76,27 +75,6 @@ func presentError(ctx context.Context, log *slog.Logger, err error) *gqlerror.Er
 	return out
 }
 
-// statusOf is the HTTP status of an error refused before any operation runs.
-func statusOf(code domain.Code) int {
-	switch code {
-	case domain.CodeUnauthenticated:
-		return http.StatusUnauthorized
-	case domain.CodeForbidden:
-		return http.StatusForbidden
-	case domain.CodeNotFound:
-		return http.StatusNotFound
-	case domain.CodeInvalid:
-		return http.StatusBadRequest
-	case domain.CodeConflict:
-		return http.StatusConflict
-	case domain.CodeRateLimited:
-		return http.StatusTooManyRequests
-	case domain.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
-
 // camelCase turns the service's snake_case field names into GraphQL's ("expires_at" →
 // "expiresAt", "input.allowed_origins" → "input.allowedOrigins").
 func camelCase(s string) string {
@@ -114,19 +92,4 @@ func camelCase(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// renameParam reports an invalid REST parameter under its GraphQL argument name (the
-// service names list sizes "limit"; GraphQL calls them "first").
-func renameParam(err error, from, to string) error {
-	var de *domain.Error
-	if !errors.As(err, &de) || de.Code != domain.CodeInvalid || de.Param != from {
-		return err
-	}
-	renamed := *de
-	renamed.Param = to
-	if rest, ok := strings.CutPrefix(de.Message, from+" "); ok {
-		renamed.Message = to + " " + rest
-	}
-	return &renamed
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/graph/model"
 )
 
@@ -14,7 +15,7 @@ func (r *queryResolver) Events(ctx context.Context, types []string, first *int, 
 	page, err := r.svc.Events.List(ctx, actor(ctx), domain.EventFilter{Types: types},
 		domain.ListParams{Limit: first, After: deref(after)})
 	if err != nil {
-		return nil, renameParam(err, "limit", "first")
+		return nil, httpx.RenameParam(err, "limit", "first")
 	}
 	return &model.EventConnection{Nodes: page.Data, HasMore: page.HasMore, NextCursor: optional(page.NextCursor)}, nil
 }
@@ -27,8 +28,11 @@ func (r *queryResolver) Event(ctx context.Context, id string) (*domain.Event, er
 	return &e, nil
 }
 
-func (r *queryResolver) EventTypes(context.Context) ([]model.EventType, error) {
-	infos := r.svc.Events.Types()
+func (r *queryResolver) EventTypes(ctx context.Context) ([]model.EventType, error) {
+	infos, err := r.svc.Events.Types(ctx, actor(ctx))
+	if err != nil {
+		return nil, err
+	}
 	out := make([]model.EventType, len(infos))
 	for i, info := range infos {
 		sample, err := json.Marshal(info.Sample)

@@ -272,7 +272,12 @@ func TestEventsQuery(t *testing.T) {
 			t.Fatalf("other workspace's event: %+v", r.Errors)
 		}
 
-		_, r = h.post(t, `{ eventTypes { type description sample } }`, nil)
+		// The catalog needs a caller (the same rule as GET /api/v1/event-types).
+		_, r = h.post(t, `{ eventTypes { type } }`, nil)
+		if r.code(t) != "UNAUTHENTICATED" {
+			t.Fatalf("anonymous eventTypes: %+v", r.Errors)
+		}
+		_, r = h.post(t, `{ eventTypes { type description sample } }`, nil, withSession(token))
 		var types struct {
 			EventTypes []struct {
 				Type, Description string

@@ -85,6 +85,10 @@ type Options struct {
 	ClientIP func(*http.Request) string
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
+	// Limiter is the per-key rate limiter, shared with /api/v1 so that a key spends one
+	// bucket on both (the app passes the same one to each). Default: a limiter of this
+	// handler's own with httpx's default rate. Console sessions are not key-limited.
+	Limiter *httpx.Limiter
 }
 
 func (o *Options) defaults() {
@@ -126,6 +130,9 @@ func (o *Options) defaults() {
 // session cookie or an API key, and protected against cross-site requests.
 func NewHandler(svc *service.Service, opts Options) http.Handler {
 	opts.defaults()
+	if opts.Limiter == nil {
+		opts.Limiter = httpx.NewLimiter(svc.Clock(), 0, 0)
+	}
 	h := &httpHandler{svc: svc, opts: opts, checkOrigin: wsgorilla.SameOriginOr(opts.TrustedOrigins...)}
 	if u, err := url.Parse(opts.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
 		h.ownOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
@@ -182,7 +189,11 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		writeErrors(w, http.StatusForbidden, transportError("FORBIDDEN", "cross_origin_request",
 			"cross-origin requests are not allowed"))
 	}))
-	return cop.Handler(h)
+	protected := cop.Handler(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpx.APIHeaders(w.Header())
+		protected.ServeHTTP(w, r)
+	})
 }
 
 type httpHandler struct {
@@ -221,6 +232,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeErrors(w, status, transportError("INVALID", reason, msg))
 			return
 		}
+		if gqlErr := checkBody(body); gqlErr != nil {
+			writeErrors(w, http.StatusBadRequest, gqlErr)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 
@@ -233,10 +248,19 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeErrors(w, http.StatusUnauthorized, presentError(ctx, h.opts.Logger, e))
 			return
 		}
-		writeErrors(w, statusOf(e.Code), presentError(ctx, h.opts.Logger, e))
+		writeErrors(w, httpx.Status(e), presentError(ctx, h.opts.Logger, e))
 		return
 	}
 	if actor != nil {
+		if actor.IsKey() {
+			// The key's bucket is the one /api/v1 spends too.
+			v := h.opts.Limiter.Take(actor.KeyID)
+			v.WriteHeaders(w.Header())
+			if err := v.Err(); err != nil {
+				writeErrors(w, http.StatusTooManyRequests, presentError(ctx, h.opts.Logger, err))
+				return
+			}
+		}
 		ctx = service.WithActor(ctx, *actor)
 	}
 	if upgrade {
@@ -253,7 +277,11 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // caller meant to authenticate); a stale session cookie makes the request anonymous (the
 // console sees viewer.user null and signs in again).
 func (h *httpHandler) authenticate(ctx context.Context, r *http.Request) (*service.Actor, error) {
-	if auth := r.Header.Get("Authorization"); auth != "" {
+	auth, err := httpx.Authorization(r)
+	if err != nil {
+		return nil, err
+	}
+	if auth != "" {
 		a, err := h.svc.Keys.AuthenticateBearer(ctx, auth, httpx.ForeignOrigin(r, h.ownOrigin))
 		return &a, err
 	}
@@ -290,6 +318,11 @@ func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload
 		a, err := h.svc.Keys.AuthenticateBearer(ctx, auth, origin)
 		if err != nil {
 			return refuse(err)
+		}
+		// Opening a subscription connection with a key costs a token, as a request does.
+		if err := h.opts.Limiter.Take(a.KeyID).Err(); err != nil {
+			ctx = transport.WithWebsocketCloseCode(ctx, 4429)
+			return transport.AppendCloseReason(ctx, "Too many requests"), nil, errors.New(domain.ErrorOf(err).Message)
 		}
 		return service.WithActor(ctx, a), nil, nil
 	}
@@ -385,6 +418,25 @@ func writeErrors(w http.ResponseWriter, status int, errs ...*gqlerror.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(graphql.Response{Errors: errs})
+}
+
+// errBatch refuses a JSON array body (a batch of operations) with a fixed message; the body is
+// never echoed back.
+var errBatch = transportError("INVALID", "batch_not_supported",
+	"batched requests are not supported; send one operation per request")
+
+// checkBody refuses a POST body that is not one JSON object before gqlgen decodes it (gqlgen's
+// own decoding error repeats the body). Batches get their own message.
+func checkBody(body []byte) *gqlerror.Error {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		return errBatch
+	case len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed):
+		return transportError("INVALID", "invalid_body",
+			`the request body must be one JSON object such as {"query": "{ viewer { user { id } } }"}`)
+	}
+	return nil
 }
 
 func transportError(code, reason, message string) *gqlerror.Error {

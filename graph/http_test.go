@@ -1,11 +1,13 @@
 package graph_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/graph"
 )
 
@@ -160,7 +162,11 @@ func TestDepthLimit(t *testing.T) {
 		if _, r := h.post(t, `{ viewer { user } }`, nil); r.code(t) != "GRAPHQL_VALIDATION_FAILED" {
 			t.Fatalf("invalid query: %+v", r.Errors)
 		}
-		if _, r := h.post(t, `{ eventTypes { type } }`, nil); len(r.Errors) > 0 {
+		_, token, err := h.svc.Users.SignUp(context.Background(), service.SignUpInput{Email: newEmail(), Password: password, Name: "Ada"}, service.ClientInfo{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, r := h.post(t, `{ eventTypes { type } }`, nil, withSession(token)); len(r.Errors) > 0 {
 			t.Fatalf("shallow query: %+v", r.Errors)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/graph/model"
 )
@@ -33,7 +34,7 @@ func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.Webhook,
 func (r *queryResolver) WebhookDeliveries(ctx context.Context, webhookID string, first *int, after *string) (*model.DeliveryConnection, error) {
 	page, err := r.svc.Webhooks.Deliveries(ctx, actor(ctx), webhookID, domain.ListParams{Limit: first, After: deref(after)})
 	if err != nil {
-		return nil, renameParam(err, "limit", "first")
+		return nil, httpx.RenameParam(err, "limit", "first")
 	}
 	conn := &model.DeliveryConnection{Nodes: make([]model.WebhookDelivery, len(page.Data)),
 		HasMore: page.HasMore, NextCursor: optional(page.NextCursor)}
@@ -94,7 +95,7 @@ func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, id string) (
 func (r *mutationResolver) TestWebhook(ctx context.Context, id string, eventType *string) (*model.WebhookDelivery, error) {
 	d, err := r.svc.Webhooks.Test(ctx, actor(ctx), id, deref(eventType))
 	if err != nil {
-		return nil, renameParam(err, "event_type", "eventType")
+		return nil, httpx.RenameParam(err, "event_type", "eventType")
 	}
 	return ptr(toDelivery(d)), nil
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +21,9 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+
+	mu    sync.Mutex // serializes cache updates
+	cache atomic.Pointer[map[seriesKey]series]
 }
 
 func newMetrics(svc *service.Service) *metrics {
@@ -32,6 +37,7 @@ func newMetrics(svc *service.Service) *metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"surface"}),
 	}
+	m.cache.Store(&map[seriesKey]series{})
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -59,15 +65,20 @@ func surface(path string) string {
 
 func (m *metrics) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &httpx.StatusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if rec.Status == 0 {
-			rec.Status = http.StatusOK
+		// Behind httpx.AccessLog the writer already records the status and the start: reuse it.
+		rec, ok := w.(*httpx.StatusRecorder)
+		if !ok || rec.Start.IsZero() {
+			rec = &httpx.StatusRecorder{ResponseWriter: w, Start: time.Now()}
 		}
-		s := surface(r.URL.Path)
-		m.requests.WithLabelValues(s, r.Method, strconv.Itoa(rec.Status)).Inc()
-		m.duration.WithLabelValues(s).Observe(time.Since(start).Seconds())
+		start := rec.Start
+		next.ServeHTTP(rec, r)
+		status := rec.Status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		c := m.series(surface(r.URL.Path), r.Method, status)
+		c.requests.Inc()
+		c.duration.Observe(time.Since(start).Seconds())
 	})
 }
 
@@ -79,4 +90,38 @@ func (a *App) MetricsHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
 	return mux
+}
+
+// seriesKey and series cache the label look-ups of each (surface, method, status): a map
+// read instead of hashing label values on every request.
+type seriesKey struct {
+	surface, method string
+	status          int
+}
+
+type series struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+func (m *metrics) series(surface, method string, status int) series {
+	k := seriesKey{surface, method, status}
+	if c, ok := (*m.cache.Load())[k]; ok { // no lock, no shared write on the hot path
+		return c
+	}
+	c := series{requests: m.requests.WithLabelValues(surface, method, strconv.Itoa(status)),
+		duration: m.duration.WithLabelValues(surface)}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := *m.cache.Load()
+	if len(old) >= 1000 { // methods are client-chosen: bound the cache
+		return c
+	}
+	next := make(map[seriesKey]series, len(old)+1) // copy on write: readers never see a change
+	for key, v := range old {
+		next[key] = v
+	}
+	next[k] = c
+	m.cache.Store(&next)
+	return c
 }

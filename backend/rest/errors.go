@@ -29,48 +29,37 @@ const (
 	typeAPI            = "api_error"
 )
 
-// codeDefaults is the status and envelope code of each domain code when the error names no
-// finer Reason.
-var codeDefaults = map[domain.Code]struct {
-	status int
-	code   string
-}{
-	domain.CodeInvalid:         {http.StatusBadRequest, "validation_failed"},
-	domain.CodeNotFound:        {http.StatusNotFound, "not_found"},
-	domain.CodeConflict:        {http.StatusConflict, "conflict"},
-	domain.CodeForbidden:       {http.StatusForbidden, "forbidden"},
-	domain.CodeUnauthenticated: {http.StatusUnauthorized, "invalid_api_key"},
-	domain.CodeRateLimited:     {http.StatusTooManyRequests, "rate_limit_exceeded"},
-	domain.CodeUnavailable:     {http.StatusServiceUnavailable, "service_unavailable"},
-	domain.CodeInternal:        {http.StatusInternalServerError, "internal_error"},
+// envelopeCodes is the envelope code of each domain code when the error names no finer
+// Reason. The HTTP status comes from httpx.Status, shared with GraphQL.
+var envelopeCodes = map[domain.Code]string{
+	domain.CodeInvalid:         "validation_failed",
+	domain.CodeNotFound:        "not_found",
+	domain.CodeConflict:        "conflict",
+	domain.CodeForbidden:       "forbidden",
+	domain.CodeUnauthenticated: "invalid_api_key",
+	domain.CodeRateLimited:     "rate_limit_exceeded",
+	domain.CodeUnavailable:     "service_unavailable",
+	domain.CodeInternal:        "internal_error",
 }
 
-// reasonStatus overrides the status of a domain code for reasons HTTP has a status for.
-var reasonStatus = map[string]int{
-	reasonPayloadTooLarge:   http.StatusRequestEntityTooLarge,
-	reasonUnsupportedMedia:  http.StatusUnsupportedMediaType,
-	"method_not_allowed":    http.StatusMethodNotAllowed,
-	"unsupported_operation": http.StatusUnprocessableEntity, // a channel driver lacks a capability
+// reasonCodes renames the service's transport-neutral reasons to the REST API's stable codes
+// where they differ: an event too large for a webhook is HTTP's 413 payload_too_large.
+var reasonCodes = map[string]string{
+	httpx.ReasonEventTooLarge: httpx.ReasonPayloadTooLarge,
 }
-
-// Reasons the transport itself raises.
-const (
-	reasonPayloadTooLarge  = "payload_too_large"
-	reasonUnsupportedMedia = "unsupported_media_type"
-)
 
 // statusOf maps a domain error to its HTTP status, envelope type and code. It is the one
-// place where domain errors meet HTTP.
+// place where domain errors meet the REST envelope.
 func statusOf(e *domain.Error) (status int, typ, code string) {
-	d, ok := codeDefaults[e.Code]
+	status = httpx.Status(e)
+	code, ok := envelopeCodes[e.Code]
 	if !ok {
-		d = codeDefaults[domain.CodeInternal]
+		code = envelopeCodes[domain.CodeInternal]
 	}
-	status, code = d.status, d.code
-	if e.Reason != "" && e.Code != domain.CodeInternal {
+	if e.Reason != "" && e.Code != domain.CodeInternal && ok {
 		code = e.Reason
-		if s, ok := reasonStatus[e.Reason]; ok {
-			status = s
+		if c, ok := reasonCodes[e.Reason]; ok {
+			code = c
 		}
 	}
 	switch {
@@ -95,7 +84,7 @@ func (a *api) error(w http.ResponseWriter, r *http.Request, err error) {
 	status, typ, code := statusOf(e)
 	reqID := httpx.RequestIDFrom(r.Context())
 	msg := e.Message
-	if e.Code == domain.CodeInternal || (status >= 500 && msg == "") || !knownCode(e.Code) {
+	if e.Code == domain.CodeInternal || (status >= 500 && msg == "") || !httpx.KnownCode(e.Code) {
 		msg = "internal error"
 	}
 	if status >= 500 {
@@ -110,21 +99,4 @@ func (a *api) error(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 	}
 	writeJSON(w, status, errorBody{errorObject{Message: msg, Type: typ, Param: param, Code: code, RequestID: reqID}})
-}
-
-func knownCode(c domain.Code) bool {
-	_, ok := codeDefaults[c]
-	return ok
-}
-
-// renameParam reports a service error about param from under the name the REST API gives
-// that input (the service names inputs once, for every transport).
-func renameParam(err error, from, to string) error {
-	e := domain.ErrorOf(err)
-	if e.Param != from {
-		return err
-	}
-	renamed := *e
-	renamed.Param = to
-	return &renamed
 }

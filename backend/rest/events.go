@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 )
 
 // eventsQuery is the input of GET /events.
@@ -18,7 +19,7 @@ type eventsQuery struct {
 func (a *api) listEvents(r *http.Request, q eventsQuery) (list[domain.Event], error) {
 	page, err := a.svc.Events.List(r.Context(), actor(r), domain.EventFilter{Types: q.Type, Since: q.Since, Until: q.Until}, q.params())
 	if err != nil {
-		return list[domain.Event]{}, renameParam(err, "types", "type") // ?type= here, types in the service
+		return list[domain.Event]{}, httpx.RenameParam(err, "types", "type") // ?type= here, types in the service
 	}
 	return listOf(page), nil
 }
@@ -44,9 +45,12 @@ type eventTypeList struct {
 	Data   []eventType `json:"data"`
 }
 
-// listEventTypes needs any valid key: the catalog is the same for everyone.
+// listEventTypes: the service decides who may read the catalog (any authenticated caller).
 func (a *api) listEventTypes(r *http.Request) (eventTypeList, error) {
-	types := a.svc.Events.Types()
+	types, err := a.svc.Events.Types(r.Context(), actor(r))
+	if err != nil {
+		return eventTypeList{}, err
+	}
 	out := eventTypeList{Object: "list", Data: make([]eventType, len(types))}
 	for i, t := range types {
 		out.Data[i] = eventType{t.Type, t.Description, t.Sample}

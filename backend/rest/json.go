@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
 )
 
@@ -35,11 +36,36 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.Reset()
 		buf.WriteString(`{"error":{"message":"internal error","type":"api_error","param":null,"code":"internal_error","request_id":""}}` + "\n")
 	}
+	writeBody(w, status, buf.Bytes())
+}
+
+var contentTypeJSON = []string{"application/json"}
+
+// smallBody is the size up to which net/http sets Content-Length itself: a handler that
+// writes less than a few KB and returns without flushing gets it (net/http buffers 2 KB before
+// it would chunk), so small bodies skip a header of their own.
+const smallBody = 1024
+
+// writeBody writes an encoded JSON body with status.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h["Content-Type"] = []string{"application/json"}
-	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	h["Content-Type"] = contentTypeJSON
+	if len(body) > smallBody {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
+}
+
+// encodeJSON is v as writeJSON writes it (no HTML escaping, a final newline).
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // list is the shape of every list response.
@@ -106,7 +132,7 @@ func requireJSON(r *http.Request) error {
 		if shown == "" {
 			shown = "none"
 		}
-		return &domain.Error{Code: domain.CodeInvalid, Reason: reasonUnsupportedMedia, Param: "Content-Type",
+		return &domain.Error{Code: domain.CodeInvalid, Reason: httpx.ReasonUnsupportedMedia, Param: "Content-Type",
 			Message: fmt.Sprintf("the request body must be JSON with Content-Type: application/json (got %s)", truncate(shown, 100))}
 	}
 	return nil
@@ -161,7 +187,7 @@ func jsonKind(goKind string) string {
 }
 
 func payloadTooLarge(limit int64) *domain.Error {
-	return &domain.Error{Code: domain.CodeInvalid, Reason: reasonPayloadTooLarge,
+	return &domain.Error{Code: domain.CodeInvalid, Reason: httpx.ReasonPayloadTooLarge,
 		Message: fmt.Sprintf("the request body is larger than %d bytes", limit)}
 }
 

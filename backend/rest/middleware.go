@@ -46,7 +46,12 @@ func (a *api) cors(next http.Handler) http.Handler {
 // origin (or "*"); the service's own origin (the console) is always allowed.
 func (a *api) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, err := a.svc.Keys.AuthenticateBearer(r.Context(), r.Header.Get("Authorization"), httpx.ForeignOrigin(r, a.ownOrigin))
+		auth, err := httpx.Authorization(r)
+		if err != nil {
+			a.error(w, r, err)
+			return
+		}
+		actor, err := a.svc.Keys.AuthenticateBearer(r.Context(), auth, httpx.ForeignOrigin(r, a.ownOrigin))
 		if err != nil {
 			a.error(w, r, err)
 			return
@@ -69,6 +74,21 @@ func (a *api) limitBody(next http.Handler) http.Handler {
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, a.opts.MaxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateLimit spends a token of the calling key per request (from the limiter /graphql shares)
+// and reports the bucket in the x-ratelimit-* headers of every response; an empty bucket is
+// 429 with Retry-After.
+func (a *api) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := a.limiter.Take(actor(r).KeyID)
+		v.WriteHeaders(w.Header())
+		if err := v.Err(); err != nil {
+			a.error(w, r, err)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gorilla/mux"
 
@@ -24,9 +25,9 @@ const Prefix = "/api/v1"
 
 // Defaults of Options.
 const (
-	DefaultRateLimit    = 20      // requests per second per key
-	DefaultBurst        = 40      // requests a key may make at once
-	DefaultMaxBodyBytes = 1 << 20 // 1 MiB
+	DefaultRateLimit    = httpx.DefaultRateLimit // requests per second per key
+	DefaultBurst        = httpx.DefaultBurst     // requests a key may make at once
+	DefaultMaxBodyBytes = 1 << 20                // 1 MiB
 )
 
 // Options configure the API; zero values take the defaults.
@@ -39,6 +40,9 @@ type Options struct {
 	// how many it may make at once (the token bucket's size).
 	RateLimit float64
 	Burst     int
+	// Limiter, when set, is the per-key rate limiter shared with /graphql (RateLimit, Burst
+	// and Clock are then its business); nil builds one from RateLimit and Burst.
+	Limiter *httpx.Limiter
 	// MaxBodyBytes bounds request bodies (413 beyond it).
 	MaxBodyBytes int64
 	// Logger receives internal errors (with their request ids); default: the service's.
@@ -71,9 +75,11 @@ type api struct {
 	opts       Options
 	log        *slog.Logger
 	ownOrigin  string // origin of opts.BaseURL, "" when unset
-	limiter    *limiter
+	limiter    *httpx.Limiter
 	router     *mux.Router
+	static     map[string]map[string]http.Handler // path → method → handler, for routes without variables
 	handler    http.Handler
+	models     atomic.Pointer[encodedModels]
 	openAPIDoc []byte
 }
 
@@ -89,13 +95,18 @@ func newAPI(svc *service.Service, opts Options) *api {
 		opts:      opts,
 		log:       opts.Logger,
 		ownOrigin: originOf(opts.BaseURL),
-		limiter:   newLimiter(opts.Clock, opts.RateLimit, opts.Burst),
+		limiter:   opts.Limiter,
+	}
+	if a.limiter == nil {
+		a.limiter = httpx.NewLimiter(opts.Clock, opts.RateLimit, opts.Burst)
 	}
 	a.router = a.newRouter()
+	a.static = staticRoutes(a.router)
 	a.openAPIDoc = mustMarshalOpenAPI(openAPI(a.routes(), opts.BaseURL))
-	h := a.cors(a.router)
+	h := a.cors(http.HandlerFunc(a.route))
 	withID := httpx.RequestID(h)
 	a.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpx.APIHeaders(w.Header())
 		if httpx.RequestIDFrom(r.Context()) == "" {
 			withID.ServeHTTP(w, r)
 			return
@@ -118,6 +129,38 @@ func (a *api) newRouter() *mux.Router {
 	r.NotFoundHandler = http.HandlerFunc(a.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(a.methodNotAllowed)
 	return r
+}
+
+// staticRoutes indexes the router's routes that have no path variables by exact path and
+// method, so that the commonest calls (GET /api/v1/models, /me, /events, ...) skip mux's
+// regular-expression matching and the two request copies it makes to store the match.
+func staticRoutes(router *mux.Router) map[string]map[string]http.Handler {
+	static := map[string]map[string]http.Handler{}
+	_ = router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		path, err := route.GetPathTemplate()
+		methods, err2 := route.GetMethods()
+		if err != nil || err2 != nil || strings.ContainsAny(path, "{}") || route.GetHandler() == nil {
+			return nil
+		}
+		if static[path] == nil {
+			static[path] = map[string]http.Handler{}
+		}
+		for _, m := range methods {
+			static[path][m] = route.GetHandler()
+		}
+		return nil
+	})
+	return static
+}
+
+// route serves a request with its route: an exact static match directly, anything else
+// (variables, unknown paths and methods, unclean paths) through mux.
+func (a *api) route(w http.ResponseWriter, r *http.Request) {
+	if h, ok := a.static[r.URL.Path][r.Method]; ok {
+		h.ServeHTTP(w, r)
+		return
+	}
+	a.router.ServeHTTP(w, r)
 }
 
 func (a *api) notFound(w http.ResponseWriter, r *http.Request) {

@@ -141,7 +141,7 @@ func (a *api) routes() []route {
 		},
 
 		{
-			method: "GET", path: "/api/v1/models", operationID: "listModels", serve: call(a.listModels),
+			method: "GET", path: "/api/v1/models", operationID: "listModels", serve: raw[modelList](a.listModels),
 			tag: "Models", scope: "models:read",
 			summary: "List models",
 			returns: "The model catalog.",

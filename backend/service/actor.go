@@ -68,6 +68,15 @@ func requireSession(a Actor) error {
 	return nil
 }
 
+// requireAuthenticated allows any caller who is someone: a key (whatever its scopes) or a
+// signed-in console user.
+func requireAuthenticated(a Actor) error {
+	if a.IsKey() || a.IsSession() {
+		return nil
+	}
+	return errSignedOut
+}
+
 // requireWorkspace allows a session (with a workspace) or a key with scope; it returns the
 // workspace id to act in.
 func requireWorkspace(a Actor, scope domain.Scope) (string, error) {

@@ -7,12 +7,16 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
+// errMissingKey is the authentication failure of a request that carries no key at all. It
+// says so: nothing is given away by telling a caller that they sent nothing. Every other
+// failure (malformed, unknown, revoked, expired) shares one message, so those 401 bodies
+// differ only by their code.
+var errMissingKey = &domain.Error{Code: domain.CodeUnauthenticated, Reason: "missing_api_key",
+	Message: "No API key was sent. Send one as Authorization: Bearer <key>; create a key in the console at /user/api."}
+
 // MissingKeyError is the authentication failure of a request that carries no credentials.
-// Its message is the one every other key failure carries, so that 401 bodies differ only
-// by their code (missing, malformed, unknown, revoked and expired keys alike).
 func MissingKeyError() *domain.Error {
-	e := *errInvalidKey
-	e.Reason = "missing_api_key"
+	e := *errMissingKey
 	return &e
 }
 

@@ -236,16 +236,13 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 	return stream, nil
 }
 
-// Types lists every event type with its description and sample data.
-func (ev *Events) Types() []domain.EventTypeInfo { return eventTypes(ev.s.cfg.Clock.Now()) }
-
 func validateEventFilter(f domain.EventFilter) error {
 	if len(f.Types) > 50 {
 		return domain.Invalid("types", "at most 50 types")
 	}
 	for _, t := range f.Types {
 		if t != "*" && !knownEventType(t) {
-			return domain.Invalid("types", "unknown event type %q; GET /api/v1/event-types lists them", truncate(t, 64))
+			return domain.Invalid("types", "unknown event type %q; the event types catalog lists them", truncate(t, 64))
 		}
 	}
 	if f.Since != nil && f.Until != nil && !f.Until.After(*f.Since) {

@@ -113,7 +113,7 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 func TestEventTypesHaveSamples(t *testing.T) {
 	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
 	seen := map[string]bool{}
-	for _, et := range svc.Events.Types() {
+	for _, et := range eventTypes(t, svc) {
 		if et.Description == "" || et.Sample == nil {
 			t.Fatalf("%s lacks description or sample", et.Type)
 		}
@@ -140,7 +140,7 @@ func TestEventSamplesMatchLiveShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	samples := map[string]any{}
-	for _, et := range svc.Events.Types() {
+	for _, et := range eventTypes(t, svc) {
 		samples[et.Type] = et.Sample
 	}
 	for _, e := range page.Data {
@@ -239,7 +239,7 @@ func TestOversizedEventRefusedAtTheSource(t *testing.T) {
 		_, err := svc.Record(ctx, tx, owner.Workspace.ID, domain.EventAPIKeyCreated, nil, big)
 		return err
 	})
-	if reason(err) != "payload_too_large" {
+	if reason(err) != "event_too_large" {
 		t.Fatalf("oversized event: %v", err)
 	}
 	page, _ := svc.Events.List(ctx, owner.Actor, domain.EventFilter{Types: []string{domain.EventAPIKeyCreated}}, domain.ListParams{})

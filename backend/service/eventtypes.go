@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -26,6 +27,17 @@ func RegisterEventType(typ, description string, sample func(now time.Time) any) 
 		typ, description string
 		sample           func(now time.Time) any
 	}{typ, description, sample})
+}
+
+// Types lists every event type with its description and sample data. The catalog is the
+// same for everyone and holds no workspace data, so any authenticated caller may read it (a
+// key of any scope, a signed-in console user with or without a workspace); an anonymous
+// caller may not. REST (GET /api/v1/event-types) and GraphQL (eventTypes) both call this.
+func (ev *Events) Types(ctx context.Context, a Actor) ([]domain.EventTypeInfo, error) {
+	if err := requireAuthenticated(a); err != nil {
+		return nil, err
+	}
+	return eventTypes(ev.s.cfg.Clock.Now()), nil
 }
 
 func eventTypes(now time.Time) []domain.EventTypeInfo {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -22,8 +23,32 @@ type Keys struct {
 	cache map[string]domain.APIKey // secret hash → key
 	gen   uint64                   // bumped by every purge, so a racing load never re-caches a stale key
 
-	usedMu sync.Mutex
-	used   map[string]time.Time // key id → last use not yet written
+	// used holds each key's last use not yet written (key id → *lastUse). Every request of a
+	// key records its use, so this takes no lock: a mutex here was the most contended one
+	// under load.
+	used sync.Map
+}
+
+// lastUse is a key's last use not yet written, in Unix nanoseconds (0: none pending).
+type lastUse struct{ ns atomic.Int64 }
+
+// touch records a use of key id at t.
+func (k *Keys) touch(id string, t time.Time) {
+	v, ok := k.used.Load(id)
+	if !ok {
+		v, _ = k.used.LoadOrStore(id, new(lastUse))
+	}
+	v.(*lastUse).ns.Store(t.UnixNano())
+}
+
+// pendingUse is key id's last use not yet written, if any.
+func (k *Keys) pendingUse(id string) (time.Time, bool) {
+	if v, ok := k.used.Load(id); ok {
+		if ns := v.(*lastUse).ns.Load(); ns != 0 {
+			return time.Unix(0, ns).UTC(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Input limits for keys.
@@ -35,7 +60,7 @@ const (
 )
 
 func newKeys(s *Service) *Keys {
-	return &Keys{s: s, cache: map[string]domain.APIKey{}, used: map[string]time.Time{}}
+	return &Keys{s: s, cache: map[string]domain.APIKey{}}
 }
 
 // CreateKeyInput is a new key.
@@ -157,14 +182,12 @@ func (k *Keys) List(ctx context.Context, a Actor) ([]domain.APIKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.usedMu.Lock()
 	for i := range keys {
 		keys[i].Hash = ""
-		if t, ok := k.used[keys[i].ID]; ok { // not flushed yet: show it anyway
+		if t, ok := k.pendingUse(keys[i].ID); ok { // not flushed yet: show it anyway
 			keys[i].LastUsedAt = &t
 		}
 	}
-	k.usedMu.Unlock()
 	return keys, nil
 }
 
@@ -212,15 +235,20 @@ var (
 
 // Authenticate verifies a key secret and returns its actor.
 func (k *Keys) Authenticate(ctx context.Context, secret string) (Actor, error) {
-	if !keyWellFormed(secret) {
-		return Actor{}, errInvalidKey
-	}
-	hash := hashKey(secret)
+	var hx [64]byte
+	hashKeyHex(&hx, secret)
 	k.mu.RLock()
-	key, ok := k.cache[hash]
+	key, ok := k.cache[string(hx[:])] // a look-up by converted bytes does not allocate
 	gen := k.gen
 	k.mu.RUnlock()
 	if !ok {
+		// Only a secret of the key format with a valid checksum is worth a database look-up.
+		// (A cached key's secret is well formed: the cache holds only stored keys, so checking
+		// the format first would change no answer, only cost every request.)
+		if !keyWellFormed(secret) {
+			return Actor{}, errInvalidKey
+		}
+		hash := string(hx[:])
 		var err error
 		key, err = k.s.store.APIKeyByHash(ctx, hash)
 		if domain.IsCode(err, domain.CodeNotFound) {
@@ -245,9 +273,7 @@ func (k *Keys) Authenticate(ctx context.Context, secret string) (Actor, error) {
 	case "expired":
 		return Actor{}, errExpiredKey
 	}
-	k.usedMu.Lock()
-	k.used[key.ID] = now
-	k.usedMu.Unlock()
+	k.touch(key.ID, now)
 	return Actor{KeyID: key.ID, WorkspaceID: key.WorkspaceID, Scopes: key.Scopes, AllowedOrigins: key.AllowedOrigins}, nil
 }
 
@@ -262,11 +288,9 @@ func (k *Keys) Key(ctx context.Context, a Actor) (domain.APIKey, domain.Workspac
 		return key, domain.Workspace{}, err
 	}
 	key.Hash = ""
-	k.usedMu.Lock()
-	if t, ok := k.used[key.ID]; ok {
+	if t, ok := k.pendingUse(key.ID); ok {
 		key.LastUsedAt = &t
 	}
-	k.usedMu.Unlock()
 	ws, err := k.s.store.WorkspaceByID(ctx, a.WorkspaceID)
 	return key, ws, err
 }
@@ -287,10 +311,13 @@ func (k *Keys) purge(hash string) {
 func (k *Keys) purgeAll() { k.purge("") }
 
 func (k *Keys) flushLastUsed(ctx context.Context) {
-	k.usedMu.Lock()
-	batch := k.used
-	k.used = map[string]time.Time{}
-	k.usedMu.Unlock()
+	batch := map[string]time.Time{}
+	k.used.Range(func(id, v any) bool {
+		if ns := v.(*lastUse).ns.Swap(0); ns != 0 {
+			batch[id.(string)] = time.Unix(0, ns).UTC()
+		}
+		return true
+	})
 	if len(batch) == 0 {
 		return
 	}

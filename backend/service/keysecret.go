@@ -66,6 +66,15 @@ func keyWellFormed(secret string) bool {
 // hashKey is what the store keeps: SHA-256 of the whole secret. Secrets have 190 random
 // bits, so a fast hash is enough (no dictionary to attack) and lookups stay cheap.
 func hashKey(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+	var hx [64]byte
+	hashKeyHex(&hx, secret)
+	return string(hx[:])
+}
+
+// hashKeyHex writes hashKey(secret) into dst without allocating (for secrets of the key
+// format's length), for the per-request cache look-up.
+func hashKeyHex(dst *[64]byte, secret string) {
+	var buf [128]byte
+	sum := sha256.Sum256(append(buf[:0], secret...))
+	hex.Encode(dst[:], sum[:])
 }

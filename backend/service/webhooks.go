@@ -441,7 +441,7 @@ func (w *Webhooks) Test(ctx context.Context, a Actor, webhookID, eventType strin
 		}
 	}
 	if sample == nil {
-		return domain.Delivery{}, domain.Invalid("event_type", "unknown event type %q; GET /api/v1/event-types lists them", truncate(eventType, 64))
+		return domain.Delivery{}, domain.Invalid("event_type", "unknown event type %q; the event types catalog lists them", truncate(eventType, 64))
 	}
 	hook, err := w.s.store.Webhook(ctx, wsID, webhookID)
 	if err != nil {
@@ -478,10 +478,12 @@ func (w *Webhooks) Test(ctx context.Context, a Actor, webhookID, eventType strin
 		Status: domain.DeliveryPending, Attempts: []domain.DeliveryAttempt{}, NextAttemptAt: &due, CreatedAt: now}, nil
 }
 
-// CheckEventSize refuses an event envelope larger than webhooks carry (256 KB).
+// CheckEventSize refuses an event envelope larger than webhooks carry (256 KB). Its reason,
+// event_too_large, says what is too large; each transport decides how to answer it (REST:
+// 413 payload_too_large).
 func CheckEventSize(n int) error {
 	if n > domain.MaxEventPayload {
-		return &domain.Error{Code: domain.CodeInvalid, Reason: "payload_too_large",
+		return &domain.Error{Code: domain.CodeInvalid, Reason: "event_too_large",
 			Message: "the event would be " + byteSize(n) + "; webhook payloads are limited to 256 KB"}
 	}
 	return nil
@@ -563,10 +565,10 @@ func validateWebhookEventTypes(types []string) ([]string, error) {
 	for _, raw := range types {
 		t := strings.TrimSpace(raw)
 		if t != "*" && !knownEventType(t) {
-			return nil, domain.Invalid("event_types", "unknown event type %q; GET /api/v1/event-types lists them", truncate(raw, 64))
+			return nil, domain.Invalid("event_types", "unknown event type %q; the event types catalog lists them", truncate(raw, 64))
 		}
 		if t == domain.EventWebhookTest {
-			return nil, domain.Invalid("event_types", "%s is only sent by POST /webhooks/{id}/test; it needs no subscription", t)
+			return nil, domain.Invalid("event_types", "%s is only sent when a webhook endpoint is tested; it needs no subscription", t)
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -620,7 +622,7 @@ func init() {
 	RegisterEventType(domain.EventWebhookDisabled, "A webhook endpoint was disabled automatically: it answered 410 Gone, or failed for 5 days without a success.", func(now time.Time) any {
 		return sampleHook(now, false, domain.WebhookDisabledGone).Object()
 	})
-	RegisterEventType(domain.EventWebhookTest, "A test event, sent only to the endpoint being tested (POST /webhooks/{id}/test); its data is the endpoint.", func(now time.Time) any {
+	RegisterEventType(domain.EventWebhookTest, "A test event, sent only to the webhook endpoint being tested; its data is the endpoint.", func(now time.Time) any {
 		return sampleHook(now, true, "").Object()
 	})
 }

@@ -370,7 +370,7 @@ func TestWebhookEventTypesRegistered(t *testing.T) {
 	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
 	want := map[string]bool{"webhook.created": false, "webhook.updated": false, "webhook.deleted": false,
 		"webhook.secret_rotated": false, "webhook.disabled": false, "webhook.test": false}
-	for _, info := range svc.Events.Types() {
+	for _, info := range eventTypes(t, svc) {
 		if _, ok := want[info.Type]; ok {
 			want[info.Type] = true
 			if _, isObj := info.Sample.(domain.WebhookObject); !isObj {
@@ -390,7 +390,7 @@ func TestEventSizeLimit(t *testing.T) {
 		t.Fatalf("exactly 256 KB refused: %v", err)
 	}
 	err := service.CheckEventSize(domain.MaxEventPayload + 1)
-	if e := domain.ErrorOf(err); e == nil || e.Reason != "payload_too_large" || !strings.Contains(e.Message, "256 KB") {
+	if e := domain.ErrorOf(err); e == nil || e.Reason != "event_too_large" || !strings.Contains(e.Message, "256 KB") {
 		t.Fatalf("oversized event: %v", err)
 	}
 }

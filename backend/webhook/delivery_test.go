@@ -447,7 +447,7 @@ func TestOversizedEventRefused(t *testing.T) {
 	rc := newReceiver(t, status(200))
 	h.hook(rc.URL)
 	_, err := h.tryEmit("", map[string]string{"blob": strings.Repeat("a", domain.MaxEventPayload)}, nil)
-	if e := domain.ErrorOf(err); e == nil || e.Reason != "payload_too_large" {
+	if e := domain.ErrorOf(err); e == nil || e.Reason != "event_too_large" {
 		t.Fatalf("oversized event: %v", err)
 	}
 	evs, _ := h.svc.Events.List(context.Background(), h.owner.Actor, domain.EventFilter{Types: []string{domain.EventAPIKeyCreated}}, domain.ListParams{})
