@@ -7,12 +7,17 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
-// eventTypeCatalog documents every event type. Samples are built from the same object
-// constructors as live events, so their shape cannot drift.
-var eventTypeCatalog = []struct {
-	typ, description string
-	sample           func(now time.Time) any
-}{
+// EventType documents one event type: what it means, and a sample of its data built with
+// the same constructors as live data, so the two cannot drift.
+type EventType struct {
+	Type        string
+	Description string
+	Sample      func(now time.Time) any
+}
+
+// platformEventTypes is the platform's table of event types; each surface keeps its own
+// table beside its rules (webhookEventTypes) and adds it with RegisterEventTypes.
+var platformEventTypes = []EventType{
 	{domain.EventWorkspaceCreated, "A workspace was created (the first time its owner opened the console).", func(now time.Time) any {
 		return domain.Workspace{ID: "ws_01jc0000000000000000000000", Name: "Ada's workspace", CreatedAt: now}.Object()
 	}},
@@ -20,13 +25,21 @@ var eventTypeCatalog = []struct {
 	{domain.EventAPIKeyRevoked, "An API key was revoked.", func(now time.Time) any { return sampleKey(now, true).Object(now) }},
 }
 
-// RegisterEventType adds an event type to the catalog (used by surfaces built on the
-// service, such as webhooks). Call it at init time.
-func RegisterEventType(typ, description string, sample func(now time.Time) any) {
-	eventTypeCatalog = append(eventTypeCatalog, struct {
-		typ, description string
-		sample           func(now time.Time) any
-	}{typ, description, sample})
+// eventTypeCatalog is every event type, in registration order.
+var eventTypeCatalog = append([]EventType(nil), platformEventTypes...)
+
+// RegisterEventTypes adds a surface's table of event types to the catalog that
+// GET /event-types serves and webhook subscriptions are checked against. Call it once per
+// surface at package initialisation (var _ = service.RegisterEventTypes(table...)); a type
+// registered twice panics.
+func RegisterEventTypes(ts ...EventType) bool {
+	for _, t := range ts {
+		if knownEventType(t.Type) {
+			panic("service: event type " + t.Type + " registered twice")
+		}
+		eventTypeCatalog = append(eventTypeCatalog, t)
+	}
+	return true
 }
 
 // Types lists every event type with its description and sample data. The catalog is the
@@ -43,14 +56,14 @@ func (ev *Events) Types(ctx context.Context, a Actor) ([]domain.EventTypeInfo, e
 func eventTypes(now time.Time) []domain.EventTypeInfo {
 	out := make([]domain.EventTypeInfo, len(eventTypeCatalog))
 	for i, t := range eventTypeCatalog {
-		out[i] = domain.EventTypeInfo{Type: t.typ, Description: t.description, Sample: t.sample(now)}
+		out[i] = domain.EventTypeInfo{Type: t.Type, Description: t.Description, Sample: t.Sample(now)}
 	}
 	return out
 }
 
 func knownEventType(t string) bool {
 	for _, e := range eventTypeCatalog {
-		if e.typ == t {
+		if e.Type == t {
 			return true
 		}
 	}

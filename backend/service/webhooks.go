@@ -436,8 +436,8 @@ func (w *Webhooks) Test(ctx context.Context, a Actor, webhookID, eventType strin
 	now := w.s.cfg.Clock.Now()
 	var sample func(time.Time) any
 	for _, t := range eventTypeCatalog {
-		if t.typ == eventType {
-			sample = t.sample
+		if t.Type == eventType {
+			sample = t.Sample
 		}
 	}
 	if sample == nil {
@@ -599,30 +599,28 @@ func newWebhookSecret() string {
 	return webhookSecretPrefix + base64.StdEncoding.EncodeToString(b)
 }
 
-func init() {
-	sampleHook := func(now time.Time, enabled bool, reason string) domain.Webhook {
-		inst := "inst_01jc0000000000000000000000"
-		return domain.Webhook{ID: "wh_01jc0000000000000000000000", WorkspaceID: "ws_01jc0000000000000000000000",
-			URL: "https://example.com/webhooks/switchboard", Description: "Order system",
-			EventTypes: []string{"message.received", "link.clicked"}, InstanceID: &inst, Enabled: enabled,
-			DisabledReason: reason, CreatedAt: now, UpdatedAt: now}
-	}
-	RegisterEventType(domain.EventWebhookCreated, "A webhook endpoint was created.", func(now time.Time) any {
-		return sampleHook(now, true, "").Object()
-	})
-	RegisterEventType(domain.EventWebhookUpdated, "A webhook endpoint was changed (including enabled or disabled by a user).", func(now time.Time) any {
-		return sampleHook(now, true, "").Object()
-	})
-	RegisterEventType(domain.EventWebhookDeleted, "A webhook endpoint was deleted.", func(now time.Time) any {
-		return sampleHook(now, true, "").Object()
-	})
-	RegisterEventType(domain.EventWebhookRotated, "A webhook endpoint's signing secret was rotated; the previous secret signs too for 24 hours.", func(now time.Time) any {
-		return sampleHook(now, true, "").Object()
-	})
-	RegisterEventType(domain.EventWebhookDisabled, "A webhook endpoint was disabled automatically: it answered 410 Gone, or failed for 5 days without a success.", func(now time.Time) any {
-		return sampleHook(now, false, domain.WebhookDisabledGone).Object()
-	})
-	RegisterEventType(domain.EventWebhookTest, "A test event, sent only to the webhook endpoint being tested; its data is the endpoint.", func(now time.Time) any {
-		return sampleHook(now, true, "").Object()
-	})
+// webhookEventTypes is the webhooks' table of event types.
+var webhookEventTypes = []EventType{
+	{domain.EventWebhookCreated, "A webhook endpoint was created.",
+		func(now time.Time) any { return sampleHook(now, true, "").Object() }},
+	{domain.EventWebhookUpdated, "A webhook endpoint was changed (including enabled or disabled by a user).",
+		func(now time.Time) any { return sampleHook(now, true, "").Object() }},
+	{domain.EventWebhookDeleted, "A webhook endpoint was deleted.",
+		func(now time.Time) any { return sampleHook(now, true, "").Object() }},
+	{domain.EventWebhookRotated, "A webhook endpoint's signing secret was rotated; the previous secret signs too for 24 hours.",
+		func(now time.Time) any { return sampleHook(now, true, "").Object() }},
+	{domain.EventWebhookDisabled, "A webhook endpoint was disabled automatically: it answered 410 Gone, or failed for 5 days without a success.",
+		func(now time.Time) any { return sampleHook(now, false, domain.WebhookDisabledGone).Object() }},
+	{domain.EventWebhookTest, "A test event, sent only to the webhook endpoint being tested; its data is the endpoint.",
+		func(now time.Time) any { return sampleHook(now, true, "").Object() }},
+}
+
+var _ = RegisterEventTypes(webhookEventTypes...)
+
+func sampleHook(now time.Time, enabled bool, reason string) domain.Webhook {
+	inst := "inst_01jc0000000000000000000000"
+	return domain.Webhook{ID: "wh_01jc0000000000000000000000", WorkspaceID: "ws_01jc0000000000000000000000",
+		URL: "https://example.com/webhooks/switchboard", Description: "Order system",
+		EventTypes: []string{"message.received", "link.clicked"}, InstanceID: &inst, Enabled: enabled,
+		DisabledReason: reason, CreatedAt: now, UpdatedAt: now}
 }
