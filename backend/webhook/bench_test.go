@@ -18,8 +18,8 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
-	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 // Benchmarks of delivery on PostgreSQL, each beside a baseline in the same run. Run them

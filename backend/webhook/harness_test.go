@@ -16,8 +16,8 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
-	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 // clock is a settable clock shared with the engine's goroutines.

@@ -28,8 +28,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
-	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 // Defaults of Config.
