@@ -63,7 +63,10 @@ $(STATICCHECK):
 
 ## bench: load benchmarks against baselines (see docs/benchmarks.md)
 bench: build
-	cd backend && $(GO) test -run '^$$' -bench . -benchtime 3s ./rest/ ./webhook/ 2>&1 | tee ../bench.out
+	cd backend && $(GO) test -run '^$$' -bench . -benchtime 3s ./rest/ 2>&1 | tee ../bench.out
+	cd backend && $(GO) test -run '^$$' -bench 'Throughput|Baseline' -benchtime 20000x ./webhook/ 2>&1 | tee -a ../bench.out
+	cd backend && $(GO) test -run '^$$' -bench Latency -benchtime 1x ./webhook/ 2>&1 | tee -a ../bench.out
+	cd graph && $(GO) test -run '^$$' -bench DocumentLimits . 2>&1 | tee -a ../bench.out
 	./scripts/bench-load.sh
 	cd backend && $(GO) run ./cmd/sbfanout -bin ../$(BIN) -clients $${FANOUT_CLIENTS:-1000}
 
