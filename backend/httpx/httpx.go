@@ -1,5 +1,8 @@
-// Package httpx holds the HTTP middleware every route shares: request ids, access logs,
-// panic recovery and Prometheus metrics. Route-specific middleware lives with its routes.
+// Package httpx holds the HTTP middleware every route shares (request ids, access logs with
+// their buffered writer, panic recovery) and the API edge that /api/v1 and /graphql share
+// (edge.go): the per-key rate limiter both transports spend from, the one map from domain
+// error codes to HTTP statuses, the Authorization header rule and the headers every API
+// response carries. Route-specific middleware lives with its routes.
 package httpx
 
 import (
