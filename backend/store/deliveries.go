@@ -158,24 +158,6 @@ type PendingDelivery struct {
 	AttemptCount int     `db:"attempt_count"` // attempts recorded before this one
 }
 
-// DeliveriesByIDs loads deliveries by id (any workspace; for sending). Missing ids (their
-// endpoint was deleted) are left out.
-func (q q) DeliveriesByIDs(ctx context.Context, ids []string) (map[string]PendingDelivery, error) {
-	out := map[string]PendingDelivery{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	var rows []PendingDelivery
-	if err := q.sel(ctx, &rows, `SELECT id, webhook_id, workspace_id, event_id, event_type, payload, attempt_count
-		FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.ID] = r
-	}
-	return out, nil
-}
-
 // DeliveryResult is one recorded attempt: the delivery's new status (NextAttemptAt set
 // when it stays pending) and the attempt, numbered N.
 type DeliveryResult struct {
@@ -248,22 +230,6 @@ func (q q) DeleteFinishedDeliveries(ctx context.Context, before time.Time, limit
 	return int(n), nil
 }
 
-// EventsByIDs loads events by id (any workspace; for delivery). Missing ids are left out.
-func (q q) EventsByIDs(ctx context.Context, ids []string) (map[string]domain.Event, error) {
-	out := map[string]domain.Event{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	var rows []eventRow
-	if err := q.sel(ctx, &rows, `SELECT `+eventCols+` FROM events WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.ID] = r.event()
-	}
-	return out, nil
-}
-
 func placeholders(n int) string {
 	if n <= 0 {
 		return ""
@@ -285,4 +251,58 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// DeliveryToSend is a delivery with what sending it needs: its endpoint (URL, state and
+// signing secrets in stored form) and its event (nil when the delivery carries its own
+// payload, or the event is gone).
+type DeliveryToSend struct {
+	PendingDelivery
+	Hook  WebhookTarget // ID, WorkspaceID, URL, Enabled, FailingSince and Secrets are set
+	Event *domain.Event
+}
+
+type deliveryToSendRow struct {
+	PendingDelivery
+	URL            string     `db:"w_url"`
+	Enabled        bool       `db:"w_enabled"`
+	Secret         string     `db:"w_secret"`
+	PreviousSecret string     `db:"w_previous_secret"`
+	PreviousUntil  *time.Time `db:"w_previous_until"`
+	FailingSince   *time.Time `db:"w_failing_since"`
+	EventData      *string    `db:"e_data"`
+	EventAt        *time.Time `db:"e_created_at"`
+}
+
+// DeliveriesToSend loads deliveries by id with their endpoints and events in one query (any
+// workspace; for sending). Deliveries that no longer exist (their endpoint was deleted) are
+// left out.
+func (q q) DeliveriesToSend(ctx context.Context, ids []string) (map[string]DeliveryToSend, error) {
+	out := map[string]DeliveryToSend{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []deliveryToSendRow
+	if err := q.sel(ctx, &rows, `SELECT d.id, d.webhook_id, d.workspace_id, d.event_id, d.event_type, d.payload, d.attempt_count,
+		w.url AS w_url, w.enabled AS w_enabled, w.secret AS w_secret, w.previous_secret AS w_previous_secret,
+		w.previous_secret_expires_at AS w_previous_until, w.failing_since AS w_failing_since,
+		e.data AS e_data, e.created_at AS e_created_at
+		FROM webhook_deliveries d
+		JOIN webhooks w ON w.id = d.webhook_id
+		LEFT JOIN events e ON e.id = d.event_id AND d.payload IS NULL
+		WHERE d.id IN (`+placeholders(len(ids))+`)`, anys(ids)...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d := DeliveryToSend{PendingDelivery: r.PendingDelivery}
+		d.Hook.ID, d.Hook.WorkspaceID, d.Hook.URL, d.Hook.Enabled = r.WebhookID, r.WorkspaceID, r.URL, r.Enabled
+		d.Hook.FailingSince = utcPtr(r.FailingSince)
+		d.Hook.Secrets = domain.WebhookSecrets{Current: r.Secret, Previous: r.PreviousSecret, PreviousExpiresAt: utcPtr(r.PreviousUntil)}
+		if r.EventData != nil && r.EventAt != nil {
+			d.Event = &domain.Event{ID: r.EventID, Type: r.EventType, Timestamp: r.EventAt.UTC(), WorkspaceID: r.WorkspaceID,
+				Data: []byte(*r.EventData)}
+		}
+		out[r.ID] = d
+	}
+	return out, nil
 }

@@ -95,27 +95,6 @@ func (q q) EnabledWebhooks(ctx context.Context, workspaceID string) ([]domain.We
 	return webhooksOf(rows)
 }
 
-// WebhookTargets loads endpoints with their secrets by id (any workspace; for delivery).
-// Missing ids are left out.
-func (q q) WebhookTargets(ctx context.Context, ids []string) (map[string]WebhookTarget, error) {
-	out := map[string]WebhookTarget{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	var rows []webhookRow
-	if err := q.sel(ctx, &rows, `SELECT `+webhookCols+` FROM webhooks WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		w, err := r.webhook()
-		if err != nil {
-			return nil, err
-		}
-		out[w.ID] = WebhookTarget{w, r.secrets()}
-	}
-	return out, nil
-}
-
 // WebhookSecrets returns an endpoint's secrets in stored form.
 func (q q) WebhookSecrets(ctx context.Context, workspaceID, id string) (domain.WebhookSecrets, error) {
 	var r webhookRow

@@ -11,7 +11,7 @@
 //  2. The job engine claims due deliveries in batches, never more than PerEndpoint in
 //     flight to one endpoint across every replica, so a hanging endpoint holds at most that
 //     many workers while healthy endpoints are served.
-//  3. Load fetches the batch's deliveries, endpoints and events in three queries; Run signs
+//  3. Load fetches the batch's deliveries with their endpoints and events in one query; Run signs
 //     and posts each; the engine's heartbeat keeps their leases while they are in flight.
 //  4. Commit records the batch's attempts in the engine's transaction: succeeded, failed,
 //     or pending again at the next time of the retry schedule (or Retry-After on 429/503);
@@ -188,8 +188,8 @@ func (s *Sender) prune(ctx context.Context) {
 // delivery is what sending one delivery needs, attached to its job by load.
 type delivery struct {
 	store.PendingDelivery
-	target *store.WebhookTarget // nil when the endpoint was deleted
-	body   []byte               // nil when the event is gone
+	target *store.WebhookTarget
+	body   []byte // nil when the event is gone
 }
 
 // attempt is what Run learned, for Commit.
@@ -199,44 +199,26 @@ type attempt struct {
 	sent      bool // false: not sent (endpoint disabled, event gone, no secret)
 }
 
-// load fetches the deliveries, endpoints and events of a batch in three queries.
+// load fetches the deliveries of a batch with their endpoints and events in one query.
 func (s *Sender) load(ctx context.Context, batch []*jobs.Job) error {
 	ids := make([]string, len(batch))
 	for i, j := range batch {
 		ids[i] = j.ID
 	}
-	ds, err := s.st.DeliveriesByIDs(ctx, ids)
-	if err != nil {
-		return err
-	}
-	var hookIDs, eventIDs []string
-	for _, d := range ds {
-		hookIDs = append(hookIDs, d.WebhookID)
-		if d.Payload == nil {
-			eventIDs = append(eventIDs, d.EventID)
-		}
-	}
-	targets, err := s.st.WebhookTargets(ctx, hookIDs)
-	if err != nil {
-		return err
-	}
-	events, err := s.st.EventsByIDs(ctx, eventIDs)
+	ds, err := s.st.DeliveriesToSend(ctx, ids)
 	if err != nil {
 		return err
 	}
 	for _, j := range batch {
-		pd, ok := ds[j.ID]
+		ld, ok := ds[j.ID]
 		if !ok {
 			continue // deleted with its endpoint
 		}
-		d := &delivery{PendingDelivery: pd}
-		if t, ok := targets[pd.WebhookID]; ok {
-			d.target = &t
-		}
-		if pd.Payload != nil {
-			d.body = []byte(*pd.Payload)
-		} else if e, ok := events[pd.EventID]; ok {
-			if d.body, err = e.MarshalJSON(); err != nil {
+		d := &delivery{PendingDelivery: ld.PendingDelivery, target: &ld.Hook}
+		if ld.Payload != nil {
+			d.body = []byte(*ld.Payload)
+		} else if ld.Event != nil {
+			if d.body, err = ld.Event.MarshalJSON(); err != nil {
 				return err
 			}
 		}
