@@ -38,8 +38,8 @@ func (openAPIDocument) jsonSchema() obj {
 
 // errorResponses are the component responses every error status refers to.
 var errorResponses = map[int]struct{ name, description, example string }{
-	400: {"BadRequest", "The request is invalid: a parameter or body field is wrong (`param` names it).", "validation_failed"},
-	401: {"Unauthorized", "No API key, or one that is malformed, unknown, revoked or expired. The body is the same in every case but for `code`.", "invalid_api_key"},
+	400: {"BadRequest", "The request is invalid: a parameter or body field is wrong (`param` names it), or it carries two `Authorization` headers (`multiple_authorization_headers`).", "validation_failed"},
+	401: {"Unauthorized", "No API key (`missing_api_key`), or one that is malformed, unknown, revoked or expired (`invalid_api_key`, with the same message in each of those cases).", "invalid_api_key"},
 	403: {"Forbidden", "The key lacks the scope the operation needs (`insufficient_scope`, naming it), or may not be used from the request's Origin (`origin_not_allowed`).", "insufficient_scope"},
 	404: {"NotFound", "No such object in the key's workspace (objects of other workspaces are never visible).", "not_found"},
 	409: {"Conflict", "The request conflicts with the current state, or its Idempotency-Key was used with a different request (`idempotency_conflict`).", "idempotency_conflict"},
