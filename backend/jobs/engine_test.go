@@ -421,3 +421,43 @@ func TestNoWorkersRunsNothing(t *testing.T) {
 		t.Fatalf("job %+v %v, %d runs", j, err, runs.Load())
 	}
 }
+
+// A dead holder's jobs count toward their concurrency key only until their lease expires:
+// then they are taken over, and the key's other jobs are not held back by them.
+func TestDeadLeaseFreesConcurrencySlot(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := newClock()
+		var mu sync.Mutex
+		ran := map[string]bool{}
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.slots", Workers: 8, Concurrency: 1,
+			Run: func(ctx context.Context, j *jobs.Job) error {
+				mu.Lock()
+				ran[j.ID] = true
+				mu.Unlock()
+				return nil
+			}})
+		enqueue(t, st, clk.Now(), jobs.NewJob{ID: "job_a", Kind: "test.slots", ConcurrencyKey: "inst_1"})
+		now := clk.Now()
+		dead, _, err := st.ClaimJobs(context.Background(), store.ClaimJobsParams{Kind: "test.slots", Now: now,
+			LeaseUntil: now.Add(2 * time.Second), Token: "dead/1", Limit: 5, Concurrency: 1})
+		if err != nil || len(dead) != 1 {
+			t.Fatalf("claim: %v %d", err, len(dead))
+		}
+		enqueue(t, st, clk.Now(), jobs.NewJob{ID: "job_b", Kind: "test.slots", ConcurrencyKey: "inst_1"})
+		ctx := context.Background()
+		e.ClaimNow(ctx, "test.slots")
+		if e.InFlight("test.slots") != 0 {
+			t.Fatal("the key's only slot is held by a live lease, yet a job was started")
+		}
+		clk.Advance(2 * time.Second)
+		for range 2 {
+			e.ClaimNow(ctx, "test.slots")
+			waitFor(t, "a run", func() bool { return e.InFlight("test.slots") == 0 })
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !ran["job_a"] || !ran["job_b"] {
+			t.Fatalf("after the dead lease expired: ran %v", ran)
+		}
+	})
+}
