@@ -68,6 +68,7 @@ bench: build
 	cd backend && $(GO) test -run '^$$' -bench Latency -benchtime 1x ./webhook/ 2>&1 | tee -a ../bench.out
 	cd graph && $(GO) test -run '^$$' -bench DocumentLimits . 2>&1 | tee -a ../bench.out
 	./scripts/bench-load.sh
+	./scripts/bench-webhooks.sh
 	cd backend && $(GO) run ./cmd/sbfanout -bin ../$(BIN) -clients $${FANOUT_CLIENTS:-1000}
 
 clean:
