@@ -67,7 +67,7 @@ type replica struct {
 const lease = app.DefaultWebhookLease
 
 // startReplica runs the binary against dbURL and waits until it is ready.
-func startReplica(t *testing.T, name, dbURL string) *replica {
+func startReplica(t *testing.T, name, dbURL string, env ...string) *replica {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,6 +82,7 @@ func startReplica(t *testing.T, name, dbURL string) *replica {
 		"SWITCHBOARD_LOG_LEVEL=warn",
 		"SWITCHBOARD_RATE_LIMIT=1000", "SWITCHBOARD_RATE_BURST=1000",
 	)
+	r.cmd.Env = append(r.cmd.Env, env...)
 	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -562,4 +563,33 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// A replica started with SWITCHBOARD_WEBHOOK_WORKERS=0 serves the API and queues deliveries
+// but sends none; a replica with workers, started later, sends them.
+func TestAPIOnlyReplicaSendsNothing(t *testing.T) {
+	db := storetest.URL(t, store.Postgres)
+	api := startReplica(t, "api-only", db, "SWITCHBOARD_WEBHOOK_WORKERS=0")
+	o := signUp(t, api)
+	rc := newHookReceiver(t)
+	var hook webhookCreated
+	api.mustREST(t, o.key, http.MethodPost, "/api/v1/webhooks", map[string]any{"url": rc.URL, "event_types": []string{"webhook.updated"}}, &hook)
+	rc.setSecret(hook.Secret)
+	var test delivery
+	api.mustREST(t, o.key, http.MethodPost, "/api/v1/webhooks/"+hook.ID+"/test", map[string]any{}, &test)
+	time.Sleep(2 * time.Second) // the API replica polls every second: two rounds
+	if n, _, _ := rc.snapshot(); n != 0 {
+		t.Fatalf("the API-only replica sent %d requests", n)
+	}
+	if ds := api.deliveries(t, o.key, hook.ID); len(ds) != 1 || ds[0].Status != "pending" {
+		t.Fatalf("queued delivery: %+v", ds)
+	}
+	startReplica(t, "worker", db)
+	waitFor(t, 15*time.Second, "the worker replica to deliver", func() bool {
+		ds := api.deliveries(t, o.key, hook.ID)
+		return len(ds) == 1 && ds[0].Status == "succeeded"
+	})
+	if _, byID, bad := rc.snapshot(); byID[test.EventID] != 1 || len(bad) > 0 {
+		t.Fatalf("deliveries by id %v, bad signatures %v", byID, bad)
+	}
 }

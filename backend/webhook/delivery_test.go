@@ -660,3 +660,39 @@ func TestFinishedDeliveriesPruned(t *testing.T) {
 		})
 	}
 }
+
+// A delivery being attempted right now cannot be retried (409 delivery_in_progress); once
+// its attempt is recorded it can, and the retry is one more attempt.
+func TestRetryWhileInFlightConflicts(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			h := newHarness(t, d, opts{Timeout: time.Minute})
+			release := make(chan struct{})
+			rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n == 1 {
+					<-release
+				}
+			})
+			hook, _ := h.hook(rc.URL, domain.EventAPIKeyCreated)
+			h.emit("", nil, nil)
+			id := h.deliveries(hook.ID)[0].ID
+			h.dispatchNow()
+			waitFor(t, "the first request", func() bool { return rc.count() == 1 })
+			_, err := h.svc.Webhooks.Retry(context.Background(), h.owner.Actor, hook.ID, id)
+			if e := domain.ErrorOf(err); e == nil || e.Code != domain.CodeConflict || e.Reason != "delivery_in_progress" {
+				t.Fatalf("retry while in flight: %v", err)
+			}
+			close(release)
+			waitFor(t, "success", func() bool { return h.delivery(hook.ID, id).Status == domain.DeliverySucceeded })
+			waitFor(t, "the worker to be free", func() bool { return h.disp.InFlight() == 0 })
+			if _, err := h.svc.Webhooks.Retry(context.Background(), h.owner.Actor, hook.ID, id); err != nil {
+				t.Fatal(err)
+			}
+			h.dispatchNow()
+			waitFor(t, "the retried attempt", func() bool { return len(h.delivery(hook.ID, id).Attempts) == 2 })
+			if got := h.delivery(hook.ID, id); got.Status != domain.DeliverySucceeded || rc.count() != 2 {
+				t.Fatalf("after the retry: %+v, %d requests", got, rc.count())
+			}
+		})
+	}
+}
