@@ -69,6 +69,7 @@ bench: build
 	cd graph && $(GO) test -run '^$$' -bench DocumentLimits . 2>&1 | tee -a ../bench.out
 	./scripts/bench-load.sh
 	./scripts/bench-webhooks.sh
+	./scripts/bench-messages.sh
 	cd backend && $(GO) run ./cmd/sbfanout -bin ../$(BIN) -clients $${FANOUT_CLIENTS:-1000}
 
 clean:

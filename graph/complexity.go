@@ -2,7 +2,9 @@ package graph
 
 import (
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
+	"github.com/switchboard-dev/switchboard/graph/model"
 )
 
 // complexityRoot prices list fields by the rows they may return, so that the complexity
@@ -13,7 +15,7 @@ import (
 // A list costs 1 + its selection (counted once, as any field) + one per row it may return:
 // first for a paginated field (the service's default page when absent; above the
 // service's maximum it counts as the maximum, and the service refuses it with a clear
-// message), the per-workspace cap for webhooks. The selection is not multiplied by the rows:
+// message), the per-workspace cap for webhooks, the addresses given to checkContacts. The selection is not multiplied by the rows:
 // a row's fields are read from the one row the store returned, and multiplying would price
 // a single full page of 100 events (which REST serves) at 801, over the default limit.
 // With the default limit of 500, a request reads at most about four full pages.
@@ -27,6 +29,25 @@ func complexityRoot() generated.ComplexityRoot {
 	}
 	c.Query.Webhooks = func(child int) int {
 		return 1 + child + service.MaxWebhooksPerWorkspace
+	}
+	// Messaging lists are pages like events; checkContacts answers one row per address.
+	c.Query.Instances = func(child int, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.Messages = func(child int, _ string, _ *model.MessageFilter, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.Chats = func(child int, _ string, _ *bool, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.Groups = func(child int, _ string, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.Contacts = func(child int, _ string, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Mutation.CheckContacts = func(child int, _ string, addresses []string) int {
+		return 1 + child + min(len(addresses), messaging.MaxCheckAddresses)
 	}
 	return c
 }

@@ -33,6 +33,11 @@ func TestComplexityCountsPageSize(t *testing.T) {
 			"25 pages of 20 (default)": aliased(25, "events { nodes { id } }"),
 			"120 pages of deliveries":  aliased(120, `webhookDeliveries(webhookId: "wh_x", first: 100) { nodes { id } }`),
 			"120 webhook lists":        aliased(120, "webhooks { id }"),
+			"5 pages of 100 messages":  aliased(5, `messages(instanceId: "inst_x", first: 100) { nodes { id } }`),
+			"25 pages of chats":        aliased(25, `chats(instanceId: "inst_x") { nodes { id } }`),
+			"25 pages of instances":    aliased(25, `instances { nodes { id } }`),
+			"25 pages of groups":       aliased(25, `groups(instanceId: "inst_x") { nodes { id } }`),
+			"25 pages of contacts":     aliased(25, `contacts(instanceId: "inst_x") { nodes { id } }`),
 		}
 		for name, q := range refused {
 			resp, r := h.post(t, q, nil, s)

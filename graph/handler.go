@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
 	"github.com/switchboard-dev/switchboard/graph/wsgorilla"
 )
@@ -89,6 +90,8 @@ type Options struct {
 	// bucket on both (the app passes the same one to each). Default: a limiter of this
 	// handler's own with httpx's default rate. Console sessions are not key-limited.
 	Limiter *httpx.Limiter
+	// Messaging serves instances, messages, chats, groups and contacts.
+	Messaging *messaging.Messaging
 }
 
 func (o *Options) defaults() {
@@ -138,7 +141,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		h.ownOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
 	}
 
-	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts}, Complexity: complexityRoot()}
+	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts, msg: opts.Messaging}, Complexity: complexityRoot()}
 	srv := handler.New(generated.NewExecutableSchema(cfg))
 
 	// Only these transports: no multipart or urlencoded form transport a cross-site

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
 )
 
@@ -12,6 +13,7 @@ import (
 type Resolver struct {
 	svc  *service.Service
 	opts Options
+	msg  *messaging.Messaging // the messaging surface (graph/messaging.go)
 }
 
 var _ generated.ResolverRoot = (*Resolver)(nil)

@@ -4,7 +4,12 @@
 # (backend/cmd/sbbaseline) answering the same bytes, both loaded by wrk, an outside load
 # generator, with the same settings, runs alternating, ratio printed per round.
 #
-# Settings (environment): ROUNDS (5), DURATION (10s), THREADS (2), CONNS (64),
+# Each round loads each server for DURATION, cut into SLICES runs of wrk that alternate
+# between the two (so that other work on a shared machine, which comes and goes, falls on both
+# alike), and prints the ratio of their requests per second over the round.
+#
+# Settings (environment): ROUNDS (5), DURATION (10s, whole seconds), SLICES (5; 1 gives one
+# run per server per round), THREADS (2), CONNS (64),
 # BENCH_DATABASE_URL (default: SQLite in a temporary directory), SWITCHBOARD_BIN
 # (bin/switchboard, built if missing), LOG_FILE (where the server's JSON log goes; default a
 # file in the temporary directory: the access log is on, as in production),
@@ -13,7 +18,7 @@
 #   go tool pprof -seconds 10 http://$PPROF_ADDR/debug/pprof/profile).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-10s}" THREADS="${THREADS:-2}" CONNS="${CONNS:-64}"
+ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-10s}" SLICES="${SLICES:-5}" THREADS="${THREADS:-2}" CONNS="${CONNS:-64}"
 command -v wrk >/dev/null || { echo "bench-load: wrk is needed (apt-get install wrk, brew install wrk)" >&2; exit 1; }
 
 tmp="$(mktemp -d)"
@@ -71,30 +76,48 @@ load() { # url → wrk's report (fails on any non-2xx answer or socket error)
 # the server's CPU per request is a steadier comparison than requests per second.
 hz="$(getconf CLK_TCK 2>/dev/null || echo 100)"
 ticks() { [[ -r /proc/$1/stat ]] && awk '{print $14 + $15}' "/proc/$1/stat" || echo 0; }
-rps() { # url pid → RPS (requests per second), CPU (server µs of CPU per request)
+slice_len=$(( ${DURATION%s} / SLICES )) # seconds of each wrk run
+(( slice_len >= 1 )) || { echo "bench-load: DURATION (whole seconds, e.g. 10s) must give each of the $SLICES slices at least 1s" >&2; exit 1; }
+run_slice() { # url pid → adds to REQS, SECS (wrk's count and duration) and TICKS (server CPU)
 	local out t0 n
 	t0="$(ticks "$2")"
-	out="$(load "$DURATION" "$1")"
+	out="$(load "${slice_len}s" "$1")"
 	n="$(awk '/requests in/ {print $1}' <<<"$out")"
 	if [[ "$1" == "$sb"* ]]; then served=$((served + n)); fi
-	RPS="$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' <<<"$out")"
-	CPU="$(awk -v t="$(( $(ticks "$2") - t0 ))" -v n="$n" -v hz="$hz" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
+	REQS=$((REQS + n))
+	SECS="$(awk -v s="$SECS" '/requests in/ {d = $4; sub(/,$/, "", d); m = (d ~ /m$/) ? 60 : 1; sub(/[ms]+$/, "", d); printf "%.3f", s + d * m}' <<<"$out")"
+	TICKS=$((TICKS + $(ticks "$2") - t0))
+}
+summary() { # → RPS (requests per second), CPU (server µs of CPU per request) of the slices run
+	RPS="$(awk -v n="$REQS" -v s="$SECS" 'BEGIN {printf "%.0f", n / s}')"
+	CPU="$(awk -v t="$TICKS" -v n="$REQS" -v hz="$hz" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
 }
 
-echo "GET /api/v1/models: wrk -t$THREADS -c$CONNS -d$DURATION, $ROUNDS rounds alternating; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "GET /api/v1/models: wrk -t$THREADS -c$CONNS, $ROUNDS rounds of $DURATION per server in $SLICES alternating slices of ${slice_len}s; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "access log: on (JSON, to $( [[ -n "${LOG_FILE:-}" ]] && echo "$LOG_FILE" || echo "a file" ))"
 load 2s "http://127.0.0.1:$base_port/api/v1/models" >/dev/null # warm-up
 served=$((served + $(load 2s "$sb/api/v1/models" | awk '/requests in/ {print $1}')))
 printf '%-6s %12s %14s %7s   %s\n' round "baseline/s" "switchboard/s" ratio "server CPU µs/request (baseline, switchboard)"
 ratios=()
 for i in $(seq "$ROUNDS"); do
-	if (( i % 2 )); then
-		rps "http://127.0.0.1:$base_port/api/v1/models" "$base_pid"; b=$RPS bc=$CPU
-		rps "$sb/api/v1/models" "$sb_pid"; s=$RPS sc=$CPU
-	else
-		rps "$sb/api/v1/models" "$sb_pid"; s=$RPS sc=$CPU
-		rps "http://127.0.0.1:$base_port/api/v1/models" "$base_pid"; b=$RPS bc=$CPU
-	fi
+	b_reqs=0 b_secs=0 b_ticks=0 s_reqs=0 s_secs=0 s_ticks=0
+	for j in $(seq "$SLICES"); do
+		# Baseline first in odd rounds, Switchboard first in even ones; the order flips each
+		# slice (b s, s b, b s, ...), so that neither side always runs after the other.
+		for side in $( (( (i + j) % 2 == 0 )) && echo "base sb" || echo "sb base" ); do
+			if [[ $side == base ]]; then
+				REQS=$b_reqs SECS=$b_secs TICKS=$b_ticks
+				run_slice "http://127.0.0.1:$base_port/api/v1/models" "$base_pid"
+				b_reqs=$REQS b_secs=$SECS b_ticks=$TICKS
+			else
+				REQS=$s_reqs SECS=$s_secs TICKS=$s_ticks
+				run_slice "$sb/api/v1/models" "$sb_pid"
+				s_reqs=$REQS s_secs=$SECS s_ticks=$TICKS
+			fi
+		done
+	done
+	REQS=$b_reqs SECS=$b_secs TICKS=$b_ticks; summary; b=$RPS bc=$CPU
+	REQS=$s_reqs SECS=$s_secs TICKS=$s_ticks; summary; s=$RPS sc=$CPU
 	r="$(awk -v s="$s" -v b="$b" 'BEGIN {printf "%.2f", s/b}')"
 	ratios+=("$r")
 	printf '%-6s %12s %14s %7s   %s, %s\n' "$i" "$b" "$s" "$r" "$bc" "$sc"

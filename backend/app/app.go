@@ -10,10 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/channels/sandbox"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/web"
@@ -23,14 +26,16 @@ import (
 
 // App is a running Switchboard.
 type App struct {
-	Config   Config
-	Store    *store.Store
-	Service  *service.Service
-	Jobs     *jobs.Engine
-	Webhooks *webhook.Sender
-	Handler  http.Handler
-	log      *slog.Logger
-	metrics  *metrics // served by MetricsHandler, never by Handler
+	Config  Config
+	Store   *store.Store
+	Service *service.Service
+	// Messaging is the messaging surface (instances, messages, chats, groups, contacts).
+	Messaging *messaging.Messaging
+	Jobs      *jobs.Engine
+	Webhooks  *webhook.Sender
+	Handler   http.Handler
+	log       *slog.Logger
+	metrics   *metrics // served by MetricsHandler, never by Handler
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -65,13 +70,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers,
 		PerEndpoint: cfg.WebhookPerEndpoint, Logger: log})
 	engine.Register(sender.Kind())
+	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()))
+	for _, k := range msg.Kinds(cfg.messageWorkers()) {
+		engine.Register(k)
+	}
 	if err := engine.Start(ctx); err != nil {
 		svc.Close()
 		st.Close()
 		return nil, err
 	}
 	sender.Start(ctx)
-	a := &App{Config: cfg, Store: st, Service: svc, Jobs: engine, Webhooks: sender, log: log}
+	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Jobs: engine, Webhooks: sender, log: log}
 	a.Handler = a.routes()
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
@@ -93,11 +102,12 @@ func (a *App) routes() http.Handler {
 	// One per-key rate limiter for both API transports: a key spends one bucket.
 	limiter := httpx.NewLimiter(a.Service.Clock(), cfg.RateLimit, cfg.RateBurst)
 	api := rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, Limiter: limiter,
-		MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log})
+		MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log, Messaging: a.Messaging})
 	mux.Handle("/api/v1/", api)
 	mux.Handle("/graphql", graph.NewHandler(a.Service, graph.Options{BaseURL: cfg.BaseURL,
 		Introspection: cfg.GraphQLIntrospection, ComplexityLimit: cfg.GraphQLComplexity,
-		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log, Limiter: limiter}))
+		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log, Limiter: limiter,
+		Messaging: a.Messaging}))
 	mux.Handle("/user/", web.Handler())
 	mux.Handle("GET /user", http.RedirectHandler("/user/api", http.StatusFound))
 	mux.Handle("GET /{$}", http.RedirectHandler("/user/api", http.StatusFound))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"log/slog"
 	"math"
 	"net"
@@ -60,6 +61,9 @@ type Config struct {
 	// WebhookWorkers is how many deliveries this replica makes at once; 0 means this replica
 	// delivers no webhooks (an API-only replica), other replicas do.
 	WebhookWorkers int
+	// MessageWorkers is how many message sends this replica makes at once; 0 means this
+	// replica sends no messages and applies no channel events (an API-only replica).
+	MessageWorkers int
 	// WebhookPerEndpoint is how many deliveries to one endpoint may be in flight at once,
 	// counted across all replicas (≥ 1).
 	WebhookPerEndpoint int
@@ -91,6 +95,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_GRAPHQL_COMPLEXITY", "", strconv.Itoa(graph.DefaultComplexityLimit), "largest GraphQL query complexity accepted (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "", "", "comma-separated hosts or CIDRs webhooks may reach despite SSRF rules (e.g. 127.0.0.1,n8n.internal)"},
 	{"SWITCHBOARD_WEBHOOK_WORKERS", "", strconv.Itoa(DefaultWebhookWorkers), "webhook deliveries this replica makes at once; 0 = this replica delivers no webhooks (API-only)"},
+	{"SWITCHBOARD_MESSAGE_WORKERS", "", strconv.Itoa(messaging.DefaultWorkers.Send), "message sends this replica makes at once; 0 = this replica sends no messages and applies no channel events (API-only)"},
 	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
 	{"SWITCHBOARD_METRICS_ADDR", "", "", "address of a separate listener serving Prometheus /metrics (e.g. 127.0.0.1:9091); empty = metrics are not served. The main address never serves them"},
@@ -137,6 +142,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	parseInt("SWITCHBOARD_GRAPHQL_COMPLEXITY", &c.GraphQLComplexity)
 	parseInt("SWITCHBOARD_WEBHOOK_WORKERS", &c.WebhookWorkers)
 	parseInt("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", &c.WebhookPerEndpoint)
+	parseInt("SWITCHBOARD_MESSAGE_WORKERS", &c.MessageWorkers)
 	parse("SWITCHBOARD_WEBHOOK_LEASE", "a duration such as 10s or 1m", func(v string) (e error) { c.WebhookLease, e = time.ParseDuration(v); return })
 	for _, h := range strings.Split(get("SWITCHBOARD_WEBHOOK_ALLOWLIST"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
@@ -190,6 +196,9 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookWorkers < 0 {
 		bad("SWITCHBOARD_WEBHOOK_WORKERS", "%d: must be 0 (this replica delivers no webhooks) or more", c.WebhookWorkers)
+	}
+	if c.MessageWorkers < 0 {
+		bad("SWITCHBOARD_MESSAGE_WORKERS", "%d: must be 0 (this replica sends no messages) or more", c.MessageWorkers)
 	}
 	if c.WebhookPerEndpoint < 1 {
 		bad("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "%d: must be at least 1", c.WebhookPerEndpoint)
@@ -266,4 +275,14 @@ func loadModels(path string) ([]domain.Model, error) {
 		}
 	}
 	return models, nil
+}
+
+// messageWorkers are the messaging job workers of this replica: none on an API-only one.
+func (c Config) messageWorkers() messaging.Workers {
+	if c.MessageWorkers == 0 {
+		return messaging.Workers{}
+	}
+	w := messaging.DefaultWorkers
+	w.Send = c.MessageWorkers
+	return w
 }

@@ -51,7 +51,7 @@ func TestDefaultsAgree(t *testing.T) {
 		Addr: ":8080", DatabaseURL: "sqlite://./data/switchboard.db", BaseURL: "http://localhost:8080",
 		RateLimit: rest.DefaultRateLimit, RateBurst: rest.DefaultBurst, MaxBodyBytes: rest.DefaultMaxBodyBytes,
 		GraphQLIntrospection: true, GraphQLComplexity: graph.DefaultComplexityLimit,
-		WebhookLease: app.DefaultWebhookLease, WebhookWorkers: app.DefaultWebhookWorkers,
+		WebhookLease: app.DefaultWebhookLease, WebhookWorkers: app.DefaultWebhookWorkers, MessageWorkers: 64,
 		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, LogLevel: "info", LogFormat: "json",
 	}
 	if !reflect.DeepEqual(cfg, want) {

@@ -76,9 +76,10 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
+		rec.End = time.Now() // the access log around reuses this reading
 		c := m.series(surface(r.URL.Path), r.Method, status)
 		c.requests.Inc()
-		c.duration.Observe(time.Since(start).Seconds())
+		c.duration.Observe(rec.End.Sub(start).Seconds())
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -73,7 +74,7 @@ func (h *JSONHandler) writeAccess(l *accessLine) bool {
 	bp := lineBuffers.Get().(*[]byte)
 	b := (*bp)[:0]
 	b = append(b, `{"time":"`...)
-	b = l.time.AppendFormat(b, time.RFC3339Nano)
+	b = appendRFC3339Nano(b, l.time)
 	b = append(b, `","level":"INFO","msg":"request","request_id":"`...)
 	b = append(b, l.requestID...)
 	b = append(b, `","method":"`...)
@@ -114,3 +115,41 @@ func logAccess(ctx context.Context, h slog.Handler, l *accessLine) {
 	}
 	_ = h.Handle(ctx, l.record())
 }
+
+// appendRFC3339Nano appends t as t.AppendFormat(b, time.RFC3339Nano) does. Every line starts
+// with the time and most lines of a second share all of it but the fraction, so the date,
+// clock and zone are formatted once per second (a zone changes its offset only on a whole
+// second) and kept; only the fraction is formatted per line.
+func appendRFC3339Nano(b []byte, t time.Time) []byte {
+	sec := t.Unix()
+	s := lastSecond.Load()
+	if s == nil || s.unix != sec || s.loc != t.Location() {
+		s = &formattedSecond{unix: sec, loc: t.Location(),
+			clock: t.AppendFormat(nil, "2006-01-02T15:04:05"), zone: t.AppendFormat(nil, "Z07:00")}
+		lastSecond.Store(s)
+	}
+	b = append(b, s.clock...)
+	if ns := t.Nanosecond(); ns != 0 { // ".999999999": nine digits, trailing zeros dropped
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := len(frac)
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, s.zone...)
+}
+
+// formattedSecond is one second's formatted date and clock, and its zone, in one location.
+type formattedSecond struct {
+	unix        int64
+	loc         *time.Location
+	clock, zone []byte
+}
+
+var lastSecond atomic.Pointer[formattedSecond]

@@ -32,3 +32,24 @@ func TestAccessLineMatchesSlog(t *testing.T) {
 		t.Fatal("a plain line was not written directly")
 	}
 }
+
+// The cached per-second part of the access log's time gives exactly time.RFC3339Nano.
+func TestAppendRFC3339Nano(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		paris = time.FixedZone("CET", 3600)
+	}
+	base := time.Date(2026, 3, 29, 0, 59, 58, 0, time.UTC) // a DST change in Paris at 01:00 UTC
+	for _, loc := range []*time.Location{time.UTC, time.Local, paris, time.FixedZone("x", -(9*3600 + 30*60))} {
+		for _, d := range []time.Duration{0, 1, 10, 999, time.Microsecond, 120 * time.Millisecond,
+			999999999, time.Second, time.Second + 5, 2*time.Second + 100, time.Hour + 1} {
+			at := base.Add(d).In(loc)
+			if got, want := string(appendRFC3339Nano(nil, at)), at.Format(time.RFC3339Nano); got != want {
+				t.Errorf("%v: got %s, want %s", d, got, want)
+			}
+		}
+	}
+	if now := time.Now(); string(appendRFC3339Nano(nil, now)) != now.Format(time.RFC3339Nano) {
+		t.Errorf("now: got %s, want %s", appendRFC3339Nano(nil, now), now.Format(time.RFC3339Nano))
+	}
+}

@@ -1,8 +1,9 @@
-// Package httpx holds the HTTP middleware every route shares (request ids, access logs with
-// their buffered writer, panic recovery) and the API edge that /api/v1 and /graphql share
-// (edge.go): the per-key rate limiter both transports spend from, the one map from domain
-// error codes to HTTP statuses, the Authorization header rule and the headers every API
-// response carries. Route-specific middleware lives with its routes.
+// Package httpx holds the HTTP middleware every route shares (request ids and the
+// per-request state, access logs with their buffered writer, panic recovery) and the API
+// edge that /api/v1 and /graphql share (edge.go): the per-key rate limiter both transports
+// spend from, the one map from domain error codes to HTTP statuses, the Authorization header
+// rule and the headers every API response carries. Route-specific middleware lives with its
+// routes.
 package httpx
 
 import (
@@ -23,9 +24,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
 )
-
-type requestIDKey struct{}
 
 // validRequestID accepts a caller's id only if it is short and plain (1 to 64 of
 // A-Z a-z 0-9 . _ : -), so logs stay clean.
@@ -43,19 +43,54 @@ func validRequestID(id string) bool {
 }
 
 // RequestID gives every request an id (the caller's X-Request-Id when sane, else a new
-// req_… id), echoes it in the X-Request-Id response header and puts it in the context.
+// req_… id), echoes it in the X-Request-Id response header and puts the request's state
+// (see Request) in the context.
 func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// One allocation holds the id for the context and the header's value slice.
-		rid := new(requestID)
+		q := &Request{start: time.Now()}
 		if v := r.Header["X-Request-Id"]; len(v) > 0 && validRequestID(v[0]) {
-			rid.v[0] = v[0]
+			q.id[0] = v[0]
 		} else {
-			rid.v[0] = NewRequestID()
+			q.id[0] = newRequestID(q.start)
 		}
-		w.Header()["X-Request-Id"] = rid.v[:]
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, rid)))
+		w.Header()["X-Request-Id"] = q.id[:]
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, q)))
 	})
+}
+
+// Request is what the middleware learns about one request, kept in one context value: its
+// id, when it started and, once the transport has authenticated it, the caller. One value
+// rather than a context per fact, because each r.WithContext copies the whole http.Request
+// and each context.WithValue allocates, on every request.
+type Request struct {
+	id       [1]string // the X-Request-Id header's value slice, shared with the header
+	start    time.Time
+	actor    service.Actor
+	hasActor bool
+}
+
+type requestKey struct{}
+
+// RequestFrom returns the state of the request ctx belongs to (nil outside RequestID).
+func RequestFrom(ctx context.Context) *Request {
+	q, _ := ctx.Value(requestKey{}).(*Request)
+	return q
+}
+
+// SetActor records the caller the transport authenticated. The transport calls it once,
+// before the handlers run, from the request's goroutine: the context itself never changes,
+// and whatever reads the actor runs after it.
+func (q *Request) SetActor(a service.Actor) {
+	q.actor, q.hasActor = a, true
+}
+
+// ActorFrom returns the caller of ctx: the one the transport recorded with SetActor, else
+// one put in the context with service.WithActor.
+func ActorFrom(ctx context.Context) (service.Actor, bool) {
+	if q := RequestFrom(ctx); q != nil && q.hasActor {
+		return q.actor, true
+	}
+	return service.ActorFrom(ctx)
 }
 
 // Request ids look like the service's other ids (req_ + 26 Crockford base32 digits: 48 bits
@@ -77,8 +112,11 @@ func init() {
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
 
 // NewRequestID returns a new req_… id.
-func NewRequestID() string {
-	ms := uint64(time.Now().UnixMilli())
+func NewRequestID() string { return newRequestID(time.Now()) }
+
+// newRequestID returns a new req_… id whose time part is now.
+func newRequestID(now time.Time) string {
+	ms := uint64(now.UnixMilli())
 	lo := reqIDSeq.lo.Add(1)
 	var out [4 + 26]byte
 	copy(out[:], domain.PrefixRequest)
@@ -92,13 +130,10 @@ func NewRequestID() string {
 	return string(out[:])
 }
 
-// requestID is a request's id, kept as the one-element slice the X-Request-Id header takes.
-type requestID struct{ v [1]string }
-
 // RequestIDFrom returns the request id of ctx ("" outside a request).
 func RequestIDFrom(ctx context.Context) string {
-	if id, ok := ctx.Value(requestIDKey{}).(*requestID); ok {
-		return id.v[0]
+	if q := RequestFrom(ctx); q != nil {
+		return q.id[0]
 	}
 	return ""
 }
@@ -111,8 +146,9 @@ type StatusRecorder struct {
 	Bytes  int
 	Body   *bytes.Buffer
 	// Start is when the request started, when the recorder's creator noted it (AccessLog
-	// does), so that middleware reusing the recorder need not read the clock again.
-	Start time.Time
+	// does), and End when the handler returned, when a middleware inside noted it (the
+	// metrics do), so that the others reusing the recorder need not read the clock again.
+	Start, End time.Time
 }
 
 func (s *StatusRecorder) WriteHeader(code int) {
@@ -163,21 +199,34 @@ func (s *StatusRecorder) Flush() {
 func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			start := time.Now()
+			ctx := r.Context()
+			q := RequestFrom(ctx)
+			var start time.Time
+			if q != nil {
+				start = q.start // behind RequestID: its clock reading will do
+			} else {
+				start = time.Now()
+			}
 			rec := &StatusRecorder{ResponseWriter: w, Start: start}
 			next.ServeHTTP(rec, r)
 			if rec.Status == 0 {
 				rec.Status = http.StatusOK
 			}
-			ctx := r.Context()
 			h := log.Handler()
 			if !h.Enabled(ctx, slog.LevelInfo) {
 				return
 			}
+			end := rec.End
+			if end.IsZero() {
+				end = time.Now()
+			}
+			var id string
+			if q != nil {
+				id = q.id[0]
+			}
 			// The line goes straight to the handler (written directly by a JSONHandler):
 			// Logger.LogAttrs would also walk the stack for a source position nobody logs.
-			end := time.Now()
-			logAccess(ctx, h, &accessLine{time: end, requestID: RequestIDFrom(ctx), method: r.Method,
+			logAccess(ctx, h, &accessLine{time: end, requestID: id, method: r.Method,
 				path: r.URL.Path, status: rec.Status, bytes: rec.Bytes,
 				durationMS: float64(end.Sub(start).Microseconds()) / 1000})
 		})
@@ -224,7 +273,7 @@ func ClientIP(r *http.Request) string {
 // when it names another site: not ownOrigin (the service's public origin) and not the host
 // the request was sent to. It returns "" for non-browser calls and the service's own pages.
 func ForeignOrigin(r *http.Request, ownOrigin string) string {
-	origin := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(r.Header.Get("Origin")), "/"))
+	origin := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(HeaderValue(r.Header, "Origin")), "/"))
 	if origin == "" || origin == strings.ToLower(ownOrigin) {
 		return ""
 	}
@@ -232,4 +281,13 @@ func ForeignOrigin(r *http.Request, ownOrigin string) string {
 		return ""
 	}
 	return origin
+}
+
+// HeaderValue is h.Get(key) for a key already in canonical form, as the constants of the
+// per-request middleware are: it skips canonicalizing the key on every request.
+func HeaderValue(h http.Header, canonicalKey string) string {
+	if v := h[canonicalKey]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }

@@ -28,11 +28,11 @@ const (
 )
 
 var reasonStatus = map[string]int{
-	ReasonPayloadTooLarge:   http.StatusRequestEntityTooLarge,
-	ReasonEventTooLarge:     http.StatusRequestEntityTooLarge,
-	ReasonUnsupportedMedia:  http.StatusUnsupportedMediaType,
-	"method_not_allowed":    http.StatusMethodNotAllowed,
-	"unsupported_operation": http.StatusUnprocessableEntity, // a channel driver lacks a capability
+	ReasonPayloadTooLarge:    http.StatusRequestEntityTooLarge,
+	ReasonEventTooLarge:      http.StatusRequestEntityTooLarge,
+	ReasonUnsupportedMedia:   http.StatusUnsupportedMediaType,
+	"method_not_allowed":     http.StatusMethodNotAllowed,
+	"unsupported_by_channel": http.StatusUnprocessableEntity, // a channel driver lacks a capability
 }
 
 // KnownCode reports whether c is one of the domain's codes (anything else is internal).
@@ -60,6 +60,9 @@ func Status(e *domain.Error) int {
 // that input (the service names inputs once, for every transport: "limit" is GraphQL's
 // "first", "types" is REST's ?type=). A message that starts with the old name is renamed too.
 func RenameParam(err error, from, to string) error {
+	if err == nil {
+		return nil
+	}
 	e := domain.ErrorOf(err)
 	if e.Param != from || e.Code == domain.CodeInternal {
 		return err

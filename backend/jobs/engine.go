@@ -145,6 +145,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.beat.Go(func() { e.heartbeat(beatCtx) })
 	e.loops.Go(func() { e.pruneLoop(loopCtx) })
+	e.loops.Go(func() { e.statsLoop(loopCtx) })
 	return nil
 }
 
@@ -286,6 +287,32 @@ func (e *Engine) renew(ctx context.Context) {
 		e.log.Warn("renew job leases", "err", err)
 	}
 }
+
+// statsLoop keeps the planner's statistics of the jobs table current. The table fills and
+// drains fast (a burst of sends queues thousands of jobs in seconds), faster than
+// autovacuum's analyze follows, and with stale statistics PostgreSQL reads a whole backlog
+// where an index would find a pacing key's next job at once.
+func (e *Engine) statsLoop(ctx context.Context) {
+	t := time.NewTicker(statsInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := e.st.RefreshJobStats(ctx, statsChanges); err != nil && ctx.Err() == nil {
+			e.log.Warn("refresh job statistics", "err", err)
+		}
+	}
+}
+
+// How often the jobs table's statistics are checked, and after how many changed rows they
+// are refreshed.
+const (
+	statsInterval = 2 * time.Second
+	statsChanges  = 2000
+)
 
 func (e *Engine) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(time.Hour)

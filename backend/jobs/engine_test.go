@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -263,6 +264,86 @@ func TestPacingKey(t *testing.T) {
 			e.ClaimNow(ctx, "test.pace")
 			waitFor(t, "the next paced start", func() bool { return count("slow") == want })
 			clk.Advance(99 * time.Millisecond)
+		}
+	})
+}
+
+// A long backlog on one pacing key does not hold back another key's jobs: one claim
+// takes the backlog's one start and still finds the other keys' jobs queued behind it.
+func TestPacedBacklogDoesNotStarveOtherKeys(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		var js []jobs.NewJob
+		for i := range 300 { // more than one claim's candidates, each in its own chat
+			js = append(js, jobs.NewJob{Kind: "test.fair", Payload: "blast", PacingKey: "inst_blast",
+				PacingInterval: 50 * time.Millisecond, OrderingKey: fmt.Sprintf("chat_%d", i)})
+		}
+		enqueue(t, st, now, js...)
+		enqueue(t, st, now.Add(time.Millisecond), jobs.NewJob{Kind: "test.fair", Payload: "other", PacingKey: "inst_other",
+			PacingInterval: 50 * time.Millisecond}, jobs.NewJob{Kind: "test.fair", Payload: "unpaced"})
+		claimed, _, err := st.ClaimJobs(context.Background(), store.ClaimJobsParams{Kind: "test.fair", Now: now.Add(time.Second),
+			LeaseUntil: now.Add(time.Minute), Token: "t", Limit: 8, Concurrency: 8, Paced: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, c := range claimed {
+			got[c.Payload]++
+		}
+		if got["blast"] != 1 || got["other"] != 1 || got["unpaced"] != 1 {
+			t.Fatalf("one claim took %v, want one of the backlog, the other key's job and the unpaced one", got)
+		}
+	})
+}
+
+// A paced key's next job, held back behind its chat's earlier one, starts at its slot, not
+// at the next poll: a chat's messages follow each other at the instance's pace.
+func TestPacedChatFollowsAtItsPace(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		e := jobs.New(st, jobs.Config{Logger: quiet(), PollInterval: time.Hour, Lease: 2 * time.Second,
+			ShutdownGrace: 200 * time.Millisecond, Rand: func() float64 { return 0 }})
+		var done atomic.Int32
+		e.Register(jobs.Kind{Name: "test.chat", Workers: 4, Paced: true, Run: func(context.Context, *jobs.Job) error {
+			done.Add(1)
+			return nil
+		}})
+		t.Cleanup(e.Close)
+		if err := e.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var js []jobs.NewJob
+		for range 5 {
+			js = append(js, jobs.NewJob{Kind: "test.chat", PacingKey: "inst_a", PacingInterval: 20 * time.Millisecond, OrderingKey: "chat_a"})
+		}
+		enqueue(t, st, time.Now(), js...)
+		e.Kick("test.chat") // no LISTEN here: wake it as a notification would
+		waitFor(t, "the chat's five jobs (with a poll of an hour)", func() bool { return done.Load() == 5 })
+	})
+}
+
+// A replica never takes over a job it still holds, even past its lease (its heartbeat is
+// late, not dead); another replica does.
+func TestOwnJobIsNotTakenOver(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		enqueue(t, st, now, jobs.NewJob{Kind: "test.own"})
+		claim := func(owner string, at time.Time) int {
+			c, _, err := st.ClaimJobs(context.Background(), store.ClaimJobsParams{Kind: "test.own", Now: at,
+				LeaseUntil: at.Add(time.Second), Token: owner + "1", Owner: owner, Limit: 1, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(c)
+		}
+		if claim("a/", now) != 1 {
+			t.Fatal("the job was not claimed")
+		}
+		later := now.Add(time.Minute) // a's lease has expired
+		if claim("a/", later) != 0 {
+			t.Fatal("replica a took over its own job")
+		}
+		if claim("b/", later) != 1 {
+			t.Fatal("replica b did not take over a's expired job")
 		}
 	})
 }

@@ -165,9 +165,7 @@ func Enqueue(ctx context.Context, tx *store.Tx, now time.Time, js ...NewJob) err
 		return err
 	}
 	for k := range kinds {
-		if err := tx.Notify(ctx, ChannelJobs, k); err != nil {
-			return err
-		}
+		tx.Announce(ChannelJobs, k)
 	}
 	return nil
 }

@@ -58,6 +58,10 @@ func (r *runner) claimLoop(ctx context.Context) {
 	poll := time.NewTimer(0)
 	defer poll.Stop()
 	for {
+		// Wake-ups come with every batch of enqueued jobs; under load that is every
+		// millisecond. Claims are spaced by claimGap so that a busy queue costs a bounded
+		// number of claim transactions, not one per wake-up (a job waits at most that long).
+		started := time.Now()
 		next := r.claim(ctx)
 		wait := r.e.cfg.PollInterval
 		if next != nil {
@@ -70,10 +74,20 @@ func (r *runner) claimLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.wake:
+			if gap := claimGap - time.Since(started); gap > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(gap):
+				}
+			}
 		case <-poll.C:
 		}
 	}
 }
+
+// claimGap is the least time between two claims started by wake-ups.
+const claimGap = 5 * time.Millisecond
 
 // claim leases due jobs while there are free workers and starts them. It returns when to
 // look again for work held back by a pacing key, if any.
@@ -88,7 +102,7 @@ func (r *runner) claim(ctx context.Context) *time.Time {
 		}
 		now := r.e.cfg.Clock.Now()
 		claimed, wake, err := r.e.st.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now,
-			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
+			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Owner: r.e.owner + "/", Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
 		if err != nil {
 			if ctx.Err() == nil {
 				r.e.log.Error("claim jobs", "kind", r.k.Name, "err", err)
@@ -318,8 +332,14 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 		if free <= 0 {
 			return nil
 		}
-		next, _, err = tx.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now, LeaseUntil: now.Add(r.e.cfg.Lease),
-			Token: r.e.token(), Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
+		var wake *time.Time
+		next, wake, err = tx.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now, LeaseUntil: now.Add(r.e.cfg.Lease),
+			Token: r.e.token(), Owner: r.e.owner + "/", Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
+		if err == nil && wake != nil {
+			// Paced jobs this claim held back: the claim loop may be waiting for its poll,
+			// so it is woken at their next slot.
+			time.AfterFunc(max(wake.Sub(now), time.Millisecond), r.kick)
+		}
 		return err
 	})
 	if err != nil {

@@ -18,9 +18,12 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/gorilla/mux"
 
+	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/channels/sandbox"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
@@ -91,6 +94,11 @@ func newEnvOn(t *testing.T, svc *service.Service, st *store.Store, clock *testCl
 	}
 	if opts.RateLimit == 0 {
 		opts.RateLimit, opts.Burst = 1000, 1000 // tests of the limit set their own
+	}
+	if opts.Messaging == nil {
+		// As the app wires it, but with no job engine: nothing runs in the background
+		// (messaging tests start one, messaging_test.go).
+		opts.Messaging = messaging.New(svc, channels.NewRegistry(sandbox.New()))
 	}
 	h, router := rest.NewWithRouter(svc, opts)
 	app := http.NewServeMux() // mounted as the app mounts it

@@ -21,7 +21,7 @@ const (
 // response, errors included.
 func (a *api) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Origin") == "" {
+		if httpx.HeaderValue(r.Header, "Origin") == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -54,6 +54,11 @@ func (a *api) authenticate(next http.Handler) http.Handler {
 		actor, err := a.svc.Keys.AuthenticateBearer(r.Context(), auth, httpx.ForeignOrigin(r, a.ownOrigin))
 		if err != nil {
 			a.error(w, r, err)
+			return
+		}
+		if q := httpx.RequestFrom(r.Context()); q != nil {
+			q.SetActor(actor) // in the request's state: no new context, no request copy
+			next.ServeHTTP(w, r)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(service.WithActor(r.Context(), actor)))
@@ -96,6 +101,6 @@ func (a *api) rateLimit(next http.Handler) http.Handler {
 
 // actor is the authenticated caller of a request (set by authenticate).
 func actor(r *http.Request) service.Actor {
-	a, _ := service.ActorFrom(r.Context())
+	a, _ := httpx.ActorFrom(r.Context())
 	return a
 }

@@ -80,6 +80,14 @@ func filled(t reflect.Type, depth int) reflect.Value {
 		v.SetBool(true)
 	case reflect.Int, reflect.Int64:
 		v.SetInt(1)
+	case reflect.Float64:
+		v.SetFloat(1)
+	case reflect.Interface:
+		v.Set(reflect.ValueOf("x"))
+	case reflect.Map:
+		m := reflect.MakeMap(t)
+		m.SetMapIndex(filled(t.Key(), depth+1), filled(t.Elem(), depth+1))
+		v.Set(m)
 	case reflect.Struct:
 		for i := range t.NumField() {
 			if t.Field(i).IsExported() {

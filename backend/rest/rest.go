@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 )
 
 // Prefix is where the API lives. The app mounts the handler at Prefix+"/" without stripping.
@@ -49,6 +50,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock drives the rate limiter; default: the service's clock.
 	Clock domain.Clock
+	// Messaging serves instances, messages, chats, groups and contacts.
+	Messaging *messaging.Messaging
 }
 
 func (o *Options) defaults(svc *service.Service) {
@@ -122,7 +125,12 @@ func (a *api) newRouter() *mux.Router {
 	for _, rt := range a.routes() {
 		var h http.Handler = rt.handler
 		if !rt.public {
-			h = a.authenticate(a.rateLimit(a.limitBody(a.idempotent(h))))
+			// The body limit and idempotency act only on POST, PATCH and PUT: a GET or DELETE
+			// route (which serves nothing else) skips them rather than ask on every request.
+			if rt.method != http.MethodGet && rt.method != http.MethodDelete {
+				h = a.limitBody(a.idempotent(h))
+			}
+			h = a.authenticate(a.rateLimit(h))
 		}
 		r.Handle(rt.path, h).Methods(rt.method).Name(rt.operationID)
 	}

@@ -114,6 +114,11 @@ var tags = []struct{ name, description string }{
 	{"Account", "The calling API key and its workspace."},
 	{"Models", "The models the workspace can use, in OpenAI's shapes."},
 	{"Events", "The workspace's event log: every change, as the same envelope webhooks deliver."},
+	{"Instances", "Channel instances: one account on one channel (a sandbox number, later a Telegram bot or a WhatsApp number), its connection and pairing."},
+	{"Messages", "Sending and receiving messages through an instance: text, media by URL, locations, contacts, polls, reactions, replies; edits and deletes."},
+	{"Chats", "An instance's conversations, with one contact or in one group: unread counts, read receipts, archiving."},
+	{"Groups", "Group chats of an instance: create, change subject and members, leave."},
+	{"Contacts", "The people an instance talks with: created when someone writes, editable, with labels and attributes."},
 	{"Webhooks", "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
 	{"Meta", "This description of the API."},
 }
@@ -178,6 +183,278 @@ func (a *api) routes() []route {
 			returns: "Every event type.",
 			description: "Every event type with a description and a sample of its `data`, shaped exactly like the live one " +
 				"(for building integrations and workflow-tool triggers).",
+		},
+
+		{
+			method: "GET", path: "/api/v1/instances", operationID: "listInstances", serve: callWith(a.listInstances),
+			tag: "Instances", scope: "instances:read",
+			summary:     "List instances",
+			returns:     "A page of instances.",
+			description: "The workspace's channel instances, newest first. Write-only config values show as `********`.",
+		},
+		{
+			method: "POST", path: "/api/v1/instances", operationID: "createInstance", serve: callWithBody(a.createInstance),
+			tag: "Instances", scope: "instances:write", status: http.StatusCreated,
+			summary: "Create an instance",
+			returns: "The instance: `disconnected`, or `connecting` with `connect: true`.",
+			description: "Registers an instance on a channel (default `sandbox`) with the channel's settings. It starts " +
+				"`disconnected`; `connect: true` starts connecting at once, as `POST /instances/{id}/connect` does. " +
+				"A workspace has at most 100 instances (409 `instance_limit_reached`).",
+			bodyExample: createInstanceRequest{Name: "Support line", Config: map[string]any{"auto_pair": true}, Connect: true},
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}", operationID: "getInstance", serve: callWith(a.getInstance),
+			tag: "Instances", scope: "instances:read",
+			summary:     "Get an instance",
+			returns:     "The instance.",
+			description: "One instance of the workspace, with its status. Poll it (or listen to `instance.status_changed`) to follow a connection.",
+		},
+		{
+			method: "PATCH", path: "/api/v1/instances/{id}", operationID: "updateInstance", serve: callWithBody(a.updateInstance),
+			tag: "Instances", scope: "instances:write",
+			summary: "Update an instance",
+			returns: "The changed instance.",
+			description: "Changes the fields sent and keeps the others. Config keys given replace their values, `null` resets one " +
+				"to its default, and a write-only value sent back as `********` is kept.",
+			bodyExample: updateInstanceRequest{Config: map[string]any{"echo": true}, MessagesPerSecond: ptr(5)},
+		},
+		{
+			method: "DELETE", path: "/api/v1/instances/{id}", operationID: "deleteInstance", serve: callWith(a.deleteInstance),
+			tag: "Instances", scope: "instances:write",
+			summary:     "Delete an instance",
+			returns:     "The instance is deleted.",
+			description: "Logs a connected instance out, then removes it with its messages, chats, groups and contacts. Queued sends are dropped.",
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/connect", operationID: "connectInstance", serve: callWith(a.connectInstance),
+			tag: "Instances", scope: "instances:write", status: http.StatusAccepted,
+			summary: "Connect an instance",
+			returns: "The instance, `connecting`.",
+			description: "Starts connecting a `disconnected` or `failed` instance; the channel answers in the background. " +
+				"The instance then becomes `pairing` (get the QR code from `GET /instances/{id}/qr`) or, with a session " +
+				"(or the sandbox's `auto_pair`), `connected`. An instance whose pairing code expired pairs again; one already connecting, pairing or connected is left as it is.",
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/disconnect", operationID: "disconnectInstance", serve: callWith(a.disconnectInstance),
+			tag: "Instances", scope: "instances:write", errors: []int{503},
+			summary: "Disconnect an instance",
+			returns: "The instance, `disconnected`.",
+			description: "Logs the instance out: its session ends, so connecting again pairs again. Its address and history stay; " +
+				"queued messages wait until it is connected again.",
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/restart", operationID: "restartInstance", serve: callWith(a.restartInstance),
+			tag: "Instances", scope: "instances:write", status: http.StatusAccepted,
+			summary:     "Restart an instance",
+			returns:     "The instance, `connecting`.",
+			description: "Reconnects the instance, keeping its session: no new pairing when it had one.",
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/qr", operationID: "getInstancePairing", serve: callWith(a.getPairing),
+			tag: "Instances", scope: "instances:read", errors: []int{409},
+			summary: "Get an instance's pairing QR code",
+			returns: "The QR code and pairing code.",
+			description: "While the instance is `pairing`: a QR code to scan (a PNG data URL, and its payload) and the same secret " +
+				"as a code to type. Otherwise 409 `instance_not_pairing`; 409 `pairing_expired` once the code has expired " +
+				"(connect again for a new one).",
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/sandbox/pair", operationID: "pairSandboxInstance", serve: callWithBody(a.pairInstance),
+			tag: "Instances", scope: "instances:write", optionalBody: true, errors: []int{422, 503},
+			summary: "Pair a sandbox instance",
+			returns: "The instance, `connected`, with its number.",
+			description: "Completes pairing as if the QR code had been scanned (on a real channel the user scans it with their phone: 422 " +
+				"`unsupported_by_channel`). The instance gets a +1555 number. A `pairing_code`, when sent, must match. " +
+				"409 `instance_not_pairing` unless the instance is pairing.",
+			bodyExample: pairRequest{PairingCode: "K7QM-3XWD"},
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/sandbox/inbound", operationID: "injectSandboxMessage", serve: callWithBody(a.injectMessage),
+			tag: "Instances", scope: "messages:send", status: http.StatusCreated, errors: []int{422},
+			summary: "Simulate an inbound message (sandbox)",
+			returns: "The received message.",
+			description: "Stores a message as if `from` had written to the instance (in `group`, when set), with the same effects as " +
+				"a real one: a `message.received` event, the chat's unread count, the sender's contact. For tests and demos; " +
+				"other channels answer 422 `unsupported_by_channel`. The instance must be connected (409 `instance_not_connected`).",
+			bodyExample: injectMessageRequest{From: "+15557654321", FromName: "Grace Hopper", Text: "Where is my order?"},
+		},
+
+		{
+			method: "POST", path: "/api/v1/instances/{id}/messages", operationID: "sendMessage", serve: callWithBody(a.sendMessage),
+			tag: "Messages", scope: "messages:send", status: http.StatusAccepted, errors: []int{422},
+			summary: "Send a message",
+			returns: "The message, `queued`.",
+			description: "Queues a message and answers at once with it (`status: queued`). It is sent in the background, paced to the " +
+				"instance's `messages_per_second` and in order per chat; its status then moves only forward (`sent`, `delivered`, " +
+				"`read`) or ends `failed`, each change an event. Set `type` and the one field it names. The instance must be " +
+				"connected (409 `instance_not_connected`); a type the channel cannot send is 422 `unsupported_by_channel`. " +
+				"Send an `Idempotency-Key` to retry safely: the retry returns the same message.",
+			bodyExample: sendMessageRequest{To: "+15551234567", Text: "Your order has shipped."},
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/messages", operationID: "listMessages", serve: callWith(a.listMessages),
+			tag: "Messages", scope: "messages:read",
+			summary:     "List messages",
+			returns:     "A page of messages.",
+			description: "The instance's messages, sent and received, newest first. Filter by direction, status, chat, address and time.",
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/messages/{message_id}", operationID: "getMessage", serve: callWith(a.getMessage),
+			tag: "Messages", scope: "messages:read",
+			summary:     "Get a message",
+			returns:     "The message.",
+			description: "One message of the instance, with its current status.",
+		},
+		{
+			method: "PATCH", path: "/api/v1/instances/{id}/messages/{message_id}", operationID: "editMessage", serve: callWithBody(a.editMessage),
+			tag: "Messages", scope: "messages:send", errors: []int{409, 422, 503},
+			summary: "Edit a message",
+			returns: "The edited message.",
+			description: "Changes the text of a sent outbound text message, on the channel and here (`edited_at` is set). A message " +
+				"that is queued, failed, deleted, inbound or not text is 409 `message_not_changeable`.",
+		},
+		{
+			method: "DELETE", path: "/api/v1/instances/{id}/messages/{message_id}", operationID: "deleteMessage", serve: callWith(a.deleteMessage),
+			tag: "Messages", scope: "messages:send", errors: []int{409, 422, 503},
+			summary: "Delete a message for everyone",
+			returns: "The message, marked deleted.",
+			description: "Deletes a sent outbound message for everyone, on the channel and here. It stays listed with `deleted_at` set. " +
+				"A message that is queued, failed, inbound or already deleted is 409 `message_not_changeable`.",
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/typing", operationID: "sendTyping", serve: callWithBody(a.sendTyping),
+			tag: "Messages", scope: "messages:send", status: http.StatusAccepted, errors: []int{422, 503},
+			summary: "Show a typing indicator",
+			returns: "The indicator was handed to the channel.",
+			description: "Shows `composing` (typing) or `recording` in a chat for a few seconds, or stops it (`paused`). Nothing is stored " +
+				"and no event is recorded. The instance must be connected.",
+			bodyExample: typingRequest{To: "+15551234567", State: "composing"},
+		},
+
+		{
+			method: "GET", path: "/api/v1/instances/{id}/chats", operationID: "listChats", serve: callWith(a.listChats),
+			tag: "Chats", scope: "messages:read",
+			summary:     "List chats",
+			returns:     "A page of chats.",
+			description: "The instance's conversations, each with its latest message and unread count. `archived` filters.",
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/chats/{chat_id}", operationID: "getChat", serve: callWith(a.getChat),
+			tag: "Chats", scope: "messages:read",
+			summary:     "Get a chat",
+			returns:     "The chat.",
+			description: "One conversation of the instance.",
+		},
+		{
+			method: "PATCH", path: "/api/v1/instances/{id}/chats/{chat_id}", operationID: "updateChat", serve: callWithBody(a.updateChat),
+			tag: "Chats", scope: "messages:send",
+			summary:     "Archive or unarchive a chat",
+			returns:     "The changed chat.",
+			description: "Archives or unarchives the chat (a `chat.updated` event). A new message unarchives it.",
+			bodyExample: updateChatRequest{Archived: ptr(true)},
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/chats/{chat_id}/read", operationID: "markChatRead", serve: callWith(a.markChatRead),
+			tag: "Chats", scope: "messages:send",
+			summary: "Mark a chat read",
+			returns: "The chat, with no unread messages.",
+			description: "Marks the chat's received messages `read` here and, where the channel tells senders, sends read receipts " +
+				"(on the sandbox, another instance's messages become `read`).",
+		},
+
+		{
+			method: "POST", path: "/api/v1/instances/{id}/groups", operationID: "createGroup", serve: callWithBody(a.createGroup),
+			tag: "Groups", scope: "groups:write", status: http.StatusCreated, errors: []int{422, 503},
+			summary: "Create a group",
+			returns: "The group.",
+			description: "Creates a group on the channel with the instance as admin and the participants as members (on the sandbox, " +
+				"member instances learn of it: `group.created`). Send to it with `to` set to its `grp_…` id. The instance must be connected.",
+			bodyExample: createGroupRequest{Subject: "Launch team", Description: "Release coordination", Participants: []string{"+15551234567"}},
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/groups", operationID: "listGroups", serve: callWith(a.listGroups),
+			tag: "Groups", scope: "groups:read",
+			summary:     "List groups",
+			returns:     "A page of groups.",
+			description: "The groups the instance created, was added to, or has left, newest first.",
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/groups/{group_id}", operationID: "getGroup", serve: callWith(a.getGroup),
+			tag: "Groups", scope: "groups:read",
+			summary:     "Get a group",
+			returns:     "The group.",
+			description: "One group of the instance, with its members.",
+		},
+		{
+			method: "PATCH", path: "/api/v1/instances/{id}/groups/{group_id}", operationID: "updateGroup", serve: callWithBody(a.updateGroup),
+			tag: "Groups", scope: "groups:write", errors: []int{409, 422, 503},
+			summary:     "Update a group",
+			returns:     "The changed group.",
+			description: "Changes the group's subject or description on the channel. A group the instance has left is 409 `group_left`.",
+			bodyExample: updateGroupRequest{Subject: ptr("Launch team (v2)")},
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/groups/{group_id}/participants", operationID: "changeGroupParticipants", serve: callWithBody(a.changeParticipants),
+			tag: "Groups", scope: "groups:write", errors: []int{422, 503},
+			summary: "Add or remove group members",
+			returns: "The group with its new members.",
+			description: "Adds the addresses in `add` as members and removes those in `remove` (a `group.participants_changed` event). " +
+				"A group has at most 256 members.",
+			bodyExample: participantsRequest{Add: []string{"+15551234568"}},
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/groups/{group_id}/leave", operationID: "leaveGroup", serve: callWith(a.leaveGroup),
+			tag: "Groups", scope: "groups:write", errors: []int{422, 503},
+			summary:     "Leave a group",
+			returns:     "The group, marked left.",
+			description: "The instance leaves the group. It stays listed with `left: true` and can no longer be changed or sent to (409 `group_left`).",
+		},
+
+		{
+			method: "POST", path: "/api/v1/instances/{id}/contacts", operationID: "createContact", serve: callWithBody(a.createContact),
+			tag: "Contacts", scope: "contacts:write", status: http.StatusCreated,
+			summary: "Create a contact",
+			returns: "The contact.",
+			description: "Adds a contact to the instance. Contacts are also created when someone new writes. An address the instance " +
+				"already has is 409 `contact_exists`.",
+			bodyExample: createContactRequest{Address: "+15551234567", Name: ptr("Ada Lovelace"), Labels: &[]string{"vip"}},
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/contacts/check", operationID: "checkContacts", serve: callWithBody(a.checkContacts),
+			tag: "Contacts", scope: "contacts:read", errors: []int{422, 503},
+			summary: "Check addresses",
+			returns: "Whether each address can be messaged, in the order asked.",
+			description: "Asks the channel which addresses can be messaged (on the sandbox, every +1555 number but +1555000xxxx). " +
+				"Nothing is stored. The instance must be connected.",
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/contacts", operationID: "listContacts", serve: callWith(a.listContacts),
+			tag: "Contacts", scope: "contacts:read",
+			summary:     "List contacts",
+			returns:     "A page of contacts.",
+			description: "The instance's contacts, newest first.",
+		},
+		{
+			method: "GET", path: "/api/v1/instances/{id}/contacts/{contact_id}", operationID: "getContact", serve: callWith(a.getContact),
+			tag: "Contacts", scope: "contacts:read",
+			summary:     "Get a contact",
+			returns:     "The contact.",
+			description: "One contact of the instance.",
+		},
+		{
+			method: "PATCH", path: "/api/v1/instances/{id}/contacts/{contact_id}", operationID: "updateContact", serve: callWithBody(a.updateContact),
+			tag: "Contacts", scope: "contacts:write",
+			summary:     "Update a contact",
+			returns:     "The changed contact.",
+			description: "Changes the fields sent and keeps the others; `labels` and `attributes`, when sent, replace the old ones. The address stays.",
+			bodyExample: updateContactRequest{Labels: &[]string{"vip", "beta"}},
+		},
+		{
+			method: "DELETE", path: "/api/v1/instances/{id}/contacts/{contact_id}", operationID: "deleteContact", serve: callWith(a.deleteContact),
+			tag: "Contacts", scope: "contacts:write",
+			summary:     "Delete a contact",
+			returns:     "The contact is deleted.",
+			description: "Removes the contact; it is created again if the address writes again. Its messages stay.",
 		},
 
 		{

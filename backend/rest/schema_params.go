@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -15,8 +16,8 @@ import (
 // query:"name" (and json:"-", so a body never sets them), with the same doc and example tags
 // as body fields. The document lists them from the type, and readParams fills them from the
 // request, so the two cannot disagree. Query fields may be string, []string (repeated and/or
-// comma-separated), *int or *time.Time (RFC 3339); a field tagged ref:"Name" is described by
-// #/components/parameters/Name.
+// comma-separated), *int, *bool (true or false) or *time.Time (RFC 3339); enum:"a,b" lists
+// a string's values; a field tagged ref:"Name" is described by #/components/parameters/Name.
 
 // Path parameters used by several routes.
 type (
@@ -88,6 +89,12 @@ func readParams(r *http.Request, dst any, fields []paramField) error {
 				return err
 			}
 			f.Set(reflect.ValueOf(n))
+		case reflect.TypeFor[*bool]():
+			b, err := queryBool(r, p.name)
+			if err != nil {
+				return err
+			}
+			f.Set(reflect.ValueOf(b))
 		default:
 			panic("rest: query parameter " + p.name + " of unsupported type " + p.typ.String())
 		}
@@ -112,6 +119,19 @@ func queryInt(r *http.Request, name string) (*int, error) {
 	return &n, nil
 }
 
+// queryBool reads a boolean parameter (absent: nil).
+func queryBool(r *http.Request, name string) (*bool, error) {
+	switch r.URL.Query().Get(name) {
+	case "":
+		return nil, nil
+	case "true":
+		return ptr(true), nil
+	case "false":
+		return ptr(false), nil
+	}
+	return nil, domain.Invalid(name, "%s must be true or false", name)
+}
+
 // params are the document's parameter objects of an input type.
 func (s *schemaSet) params(t reflect.Type) []obj {
 	var out []obj
@@ -129,6 +149,9 @@ func (s *schemaSet) params(t reflect.Type) []obj {
 				typ = typ.Elem() // optional, not null
 			}
 			schema := s.schema(typ, true)
+			if enum := p.tag.Get("enum"); enum != "" {
+				schema["enum"] = strings.Split(enum, ",")
+			}
 			o := obj{"name": p.name, "in": p.in, "required": p.in == "path", "description": p.tag.Get("doc"), "schema": schema}
 			if typ.Kind() == reflect.Slice {
 				o["style"], o["explode"] = "form", true

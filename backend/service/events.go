@@ -59,7 +59,8 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, workspaceID, typ str
 	if err != nil || len(payload) > maxNotifyPayload {
 		payload, _ = json.Marshal(notifiedEvent{ID: e.ID})
 	}
-	return e, tx.Notify(ctx, channelEvents, string(payload))
+	tx.Announce(channelEvents, string(payload))
+	return e, nil
 }
 
 // Record lets sibling services (webhooks, later surfaces) record an event in their own tx.

@@ -97,3 +97,10 @@ func (s *Service) invalidate(payload string) {
 		fn(arg)
 	}
 }
+
+// Seal encrypts a secret for storage (AES-256-GCM when the operator configured a secrets
+// key, else as is); Open reverses it.
+func (s *Service) Seal(secret string) (string, error) { return s.box.seal(secret) }
+
+// Open decrypts a secret sealed with Seal.
+func (s *Service) Open(stored string) (string, error) { return s.box.open(stored) }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -27,6 +28,60 @@ type Webhooks struct {
 	s      *Service
 	box    secretBox
 	policy *ssrf.Policy
+	// enabled caches each workspace's enabled endpoints for fanning events out (a query
+	// per event otherwise); every change to an endpoint invalidates it on every replica.
+	enabled hookCache
+}
+
+// invalidateWebhooks drops a workspace's cached endpoints (argument: the workspace id).
+const invalidateWebhooks = "webhooks"
+
+// hookCache holds enabled endpoints per workspace. A load that raced with an invalidation
+// is not kept (generation check), and entries expire, as a safety net, after hookCacheTTL.
+type hookCache struct {
+	mu  sync.Mutex
+	gen map[string]uint64
+	m   map[string]hookEntry
+}
+
+type hookEntry struct {
+	hooks []domain.Webhook
+	gen   uint64
+	at    time.Time
+}
+
+const hookCacheTTL = time.Minute
+
+func (c *hookCache) get(ws string, now time.Time) ([]domain.Webhook, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[ws]
+	if ok && e.gen == c.gen[ws] && now.Sub(e.at) < hookCacheTTL {
+		return e.hooks, 0, true
+	}
+	return nil, c.gen[ws], false
+}
+
+func (c *hookCache) put(ws string, gen uint64, hooks []domain.Webhook, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen[ws] != gen {
+		return // invalidated while loading
+	}
+	if c.m == nil {
+		c.m = map[string]hookEntry{}
+	}
+	c.m[ws] = hookEntry{hooks, gen, now}
+}
+
+func (c *hookCache) invalidate(ws string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == nil {
+		c.gen = map[string]uint64{}
+	}
+	c.gen[ws]++
+	delete(c.m, ws)
 }
 
 // Input limits for webhook endpoints.
@@ -47,13 +102,40 @@ func newWebhooks(s *Service) *Webhooks {
 		w.policy = ssrf.MustPolicy()
 	}
 	s.AddEventSink(w.enqueue)
+	s.OnInvalidate(invalidateWebhooks, w.enabled.invalidate)
 	return w
+}
+
+// enabledHooks returns the workspace's enabled endpoints: from the cache, unless this
+// transaction changed them (then as the transaction sees them).
+func (w *Webhooks) enabledHooks(ctx context.Context, tx *store.Tx, e domain.Event) ([]domain.Webhook, error) {
+	if tx.Marked(invalidateWebhooks + ":" + e.WorkspaceID) {
+		return tx.EnabledWebhooks(ctx, e.WorkspaceID)
+	}
+	now := w.s.cfg.Clock.Now()
+	hooks, gen, ok := w.enabled.get(e.WorkspaceID, now)
+	if ok {
+		return hooks, nil
+	}
+	hooks, err := w.s.store.EnabledWebhooks(ctx, e.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	w.enabled.put(e.WorkspaceID, gen, hooks, now)
+	return hooks, nil
+}
+
+// changed invalidates the workspace's cached endpoints on every replica once tx commits; the
+// rest of tx reads them itself.
+func (w *Webhooks) changed(ctx context.Context, tx *store.Tx, workspaceID string) error {
+	tx.Mark(invalidateWebhooks + ":" + workspaceID)
+	return w.s.Invalidate(ctx, tx, invalidateWebhooks, workspaceID)
 }
 
 // enqueue is an event sink: in the transaction that records e, it queues one delivery per
 // enabled endpoint of the workspace that subscribes to it.
 func (w *Webhooks) enqueue(ctx context.Context, tx *store.Tx, e domain.Event) error {
-	hooks, err := tx.EnabledWebhooks(ctx, e.WorkspaceID)
+	hooks, err := w.enabledHooks(ctx, tx, e)
 	if err != nil {
 		return err
 	}
@@ -95,6 +177,9 @@ func deliveryJob(id, webhookID string, due time.Time, attempts, maxAttempts int)
 func (w *Webhooks) Disable(ctx context.Context, tx *store.Tx, workspaceID, id, reason string, now time.Time) error {
 	changed, err := tx.DisableWebhook(ctx, id, reason, now)
 	if err != nil || !changed {
+		return err
+	}
+	if err := w.changed(ctx, tx, workspaceID); err != nil {
 		return err
 	}
 	if err := failQueued(ctx, tx, id); err != nil {
@@ -175,6 +260,9 @@ func (w *Webhooks) Create(ctx context.Context, a Actor, in CreateWebhookInput) (
 				Message: fmt.Sprintf("a workspace can have at most %d webhook endpoints; delete one first", MaxWebhooksPerWorkspace)}
 		}
 		if err := tx.CreateWebhook(ctx, hook, stored); err != nil {
+			return err
+		}
+		if err := w.changed(ctx, tx, wsID); err != nil {
 			return err
 		}
 		_, err = w.s.record(ctx, tx, wsID, domain.EventWebhookCreated, nil, hook.Object())
@@ -277,6 +365,9 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 		if err := tx.UpdateWebhook(ctx, hook); err != nil {
 			return err
 		}
+		if err := w.changed(ctx, tx, hook.WorkspaceID); err != nil {
+			return err
+		}
 		if disabling {
 			if err := failQueued(ctx, tx, hook.ID); err != nil {
 				return err
@@ -302,6 +393,9 @@ func (w *Webhooks) Delete(ctx context.Context, a Actor, id string) error {
 			return err
 		}
 		if err := c.Tx.DeleteWebhook(ctx, c.WorkspaceID, id); err != nil {
+			return err
+		}
+		if err := w.changed(ctx, c.Tx, c.WorkspaceID); err != nil {
 			return err
 		}
 		hook.UpdatedAt = c.Now
@@ -407,9 +501,7 @@ func (w *Webhooks) Retry(ctx context.Context, a Actor, webhookID, deliveryID str
 			}
 			return err
 		}
-		if err := tx.Notify(ctx, jobs.ChannelJobs, domain.JobWebhookDelivery); err != nil {
-			return err
-		}
+		tx.Announce(jobs.ChannelJobs, domain.JobWebhookDelivery)
 		if err := tx.RequeueDelivery(ctx, deliveryID, now); err != nil {
 			return err
 		}

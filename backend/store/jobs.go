@@ -89,6 +89,9 @@ type ClaimJobsParams struct {
 	LeaseUntil time.Time
 	// Token identifies this claim (the lease holder); finishing and renewing check it.
 	Token string
+	// Owner is the claiming replica's prefix of its tokens ("owner/"): a replica never
+	// takes over a job it still holds itself (its heartbeat renews it, late or not).
+	Owner string
 	// Limit is the most jobs to claim.
 	Limit int
 	// Concurrency is the limit per concurrency key of jobs enqueued without their own.
@@ -194,67 +197,120 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 		// Taken over first: jobs whose worker died.
 		var cands []jobCandidate
 		cols := `SELECT id, concurrency_key, concurrency_limit, pacing_key, pacing_interval_ms FROM jobs j`
-		args := append([]any{p.Kind, JobRunning, now}, full...)
+		notMine, args := "", []any{p.Kind, JobRunning, now}
+		if p.Owner != "" {
+			notMine, args = ` AND locked_by NOT LIKE ?`, append(args, p.Owner+"%")
+		}
+		args = append(args, full...)
 		if expired > 0 {
-			if err := tx.sel(ctx, &cands, cols+` WHERE kind = ? AND status = ? AND locked_until <= ?`+notFull+
+			if err := tx.sel(ctx, &cands, cols+` WHERE kind = ? AND status = ? AND locked_until <= ?`+notMine+notFull+
 				` ORDER BY locked_until, id LIMIT ?`+lock, append(args, p.Limit)...); err != nil {
 				return err
 			}
 		}
-		var due []jobCandidate
-		args = append([]any{p.Kind, JobQueued, now}, full...)
-		if err := tx.sel(ctx, &due, cols+` WHERE kind = ? AND status = ? AND run_at <= ?`+notFull+`
-			AND (pacing_key = '' OR NOT EXISTS (SELECT 1 FROM job_pacing p WHERE p.pacing_key = j.pacing_key AND p.next_at > ?))
-			AND (ordering_key = '' OR NOT EXISTS (SELECT 1 FROM jobs e WHERE e.kind = j.kind AND e.ordering_key = j.ordering_key
-				AND e.id < j.id AND e.status IN (?, ?)))
-			ORDER BY run_at, id LIMIT ?`+lock, append(args, now, JobQueued, JobRunning, p.Limit*4+16)...); err != nil {
-			return err
-		}
-		cands = append(cands, due...)
-
+		// Then due jobs: first those without a pacing key, oldest first; then, for each pacing
+		// key with queued jobs whose next slot has come, its oldest job that may start. Asking
+		// per key keeps a claim's cost to the number of keys, not the length of a backlog, and
+		// one instance's backlog cannot take the candidate slots of another's jobs.
 		pacing, err := tx.pacing(ctx, cands)
 		if err != nil {
 			return err
 		}
 		var ids []any
-		for _, c := range cands {
-			if len(ids) == p.Limit {
-				break
+		later := func(at time.Time) { // look again when a held-back job's key has its next slot
+			if wake == nil || at.Before(*wake) {
+				w := at
+				wake = &w
 			}
-			if c.ConcurrencyKey != "" && busy[c.ConcurrencyKey] >= limitOr(c.ConcurrencyLimit, p.Concurrency) {
-				continue
-			}
-			if c.PacingKey != "" {
-				next, ok := pacing[c.PacingKey]
-				if ok && next.After(now) {
-					if wake == nil || next.Before(*wake) {
-						w := next
-						wake = &w
-					}
+		}
+		take := func(cs []jobCandidate) error {
+			for _, c := range cs {
+				if len(ids) == p.Limit {
+					return nil
+				}
+				if c.ConcurrencyKey != "" && busy[c.ConcurrencyKey] >= limitOr(c.ConcurrencyLimit, p.Concurrency) {
 					continue
 				}
-				pacing[c.PacingKey] = now.Add(time.Duration(c.PacingIntervalMS) * time.Millisecond)
-				if err := tx.setPacing(ctx, c.PacingKey, pacing[c.PacingKey]); err != nil {
-					return err
+				if c.PacingKey != "" {
+					if next, ok := pacing[c.PacingKey]; ok && next.After(now) {
+						later(next)
+						continue
+					}
+					pacing[c.PacingKey] = now.Add(time.Duration(c.PacingIntervalMS) * time.Millisecond)
+					if err := tx.setPacing(ctx, c.PacingKey, pacing[c.PacingKey]); err != nil {
+						return err
+					}
 				}
+				if c.ConcurrencyKey != "" {
+					busy[c.ConcurrencyKey]++
+					if busy[c.ConcurrencyKey] >= limitOr(c.ConcurrencyLimit, p.Concurrency) {
+						full = append(full, c.ConcurrencyKey)
+					}
+				}
+				ids = append(ids, c.ID)
 			}
-			if c.ConcurrencyKey != "" {
-				busy[c.ConcurrencyKey]++
-			}
-			ids = append(ids, c.ID)
+			return nil
 		}
-		if p.Paced && len(ids) < p.Limit {
-			// Jobs held back by a pacing key whose next slot is still ahead: look again then.
-			var next []*time.Time
-			if err := tx.sel(ctx, &next, `SELECT p.next_at FROM job_pacing p WHERE p.next_at > ? AND EXISTS (
-				SELECT 1 FROM jobs j WHERE j.kind = ? AND j.status = ? AND j.pacing_key = p.pacing_key AND j.run_at <= ?)
-				ORDER BY p.next_at LIMIT 1`,
-				now, p.Kind, JobQueued, now); err != nil {
+		due := func(cond string, condArgs []any, limit int) ([]jobCandidate, error) {
+			where, args := ` WHERE kind = ? AND status = ? AND run_at <= ?`+cond, append([]any{p.Kind, JobQueued, now}, condArgs...)
+			if len(full) > 0 {
+				where, args = where+` AND concurrency_key NOT IN (`+placeholders(len(full))+`)`, append(args, full...)
+			}
+			if len(ids) > 0 {
+				where, args = where+` AND id NOT IN (`+placeholders(len(ids))+`)`, append(args, ids...)
+			}
+			var out []jobCandidate
+			err := tx.sel(ctx, &out, cols+where+`
+				AND (ordering_key = '' OR NOT EXISTS (SELECT 1 FROM jobs e WHERE e.kind = j.kind AND e.ordering_key = j.ordering_key
+					AND e.ordering_key <> '' -- lets the planner use the partial index jobs_ordering
+					AND e.id < j.id AND e.status IN (?, ?)))
+				ORDER BY run_at, id LIMIT ?`+lock, append(args, JobQueued, JobRunning, limit)...)
+			return out, err
+		}
+		if err := take(cands); err != nil {
+			return err
+		}
+		if len(ids) < p.Limit {
+			unpaced, err := due(` AND pacing_key = ''`, nil, p.Limit*4+16)
+			if err != nil {
 				return err
 			}
-			if len(next) > 0 && next[0] != nil && (wake == nil || next[0].Before(*wake)) {
-				w := next[0].UTC()
-				wake = &w
+			if err := take(unpaced); err != nil {
+				return err
+			}
+		}
+		if p.Paced {
+			keys, err := tx.queuedPacingKeys(ctx, p.Kind)
+			if err != nil {
+				return err
+			}
+			next, err := tx.pacingOf(ctx, keys)
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				if at, ok := next[k]; ok && at.After(now) {
+					later(at)
+					continue
+				}
+				if len(ids) == p.Limit {
+					continue
+				}
+				if _, ok := pacing[k]; !ok {
+					pacing[k] = next[k]
+				}
+				// A few, in case the oldest wait behind their chat's earlier message.
+				js, err := due(` AND pacing_key = ?`, []any{k}, 16)
+				if err != nil {
+					return err
+				}
+				if err := take(js); err != nil {
+					return err
+				}
+				// The key may have more queued (some waiting behind their chat): its next slot.
+				if at, ok := pacing[k]; ok && at.After(now) {
+					later(at)
+				}
 			}
 		}
 		if len(ids) == 0 {
@@ -318,6 +374,27 @@ func (t *Tx) pacing(ctx context.Context, cands []jobCandidate) (map[string]time.
 		out[r.Key] = r.NextAt.UTC()
 	}
 	return out, nil
+}
+
+// queuedPacingKeys lists the pacing keys with queued jobs of a kind: a loose index scan
+// (one probe of jobs_pacing per key), whatever the length of each key's queue.
+func (t *Tx) queuedPacingKeys(ctx context.Context, kind string) ([]string, error) {
+	var keys []string
+	err := t.sel(ctx, &keys, `WITH RECURSIVE k(key) AS (
+			SELECT MIN(pacing_key) FROM jobs WHERE kind = ? AND status = ? AND pacing_key > ''
+			UNION ALL
+			SELECT (SELECT MIN(pacing_key) FROM jobs WHERE kind = ? AND status = ? AND pacing_key > k.key) FROM k WHERE k.key IS NOT NULL
+		) SELECT key FROM k WHERE key IS NOT NULL`, kind, JobQueued, kind, JobQueued)
+	return keys, err
+}
+
+// pacingOf reads the next slots of pacing keys (keys never used have none).
+func (t *Tx) pacingOf(ctx context.Context, keys []string) (map[string]time.Time, error) {
+	cands := make([]jobCandidate, len(keys))
+	for i, k := range keys {
+		cands[i].PacingKey = k
+	}
+	return t.pacing(ctx, cands)
 }
 
 func (t *Tx) setPacing(ctx context.Context, key string, next time.Time) error {
@@ -528,4 +605,36 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// CountJobs counts the jobs of a kind not finished (queued, running or retrying).
+func (q q) CountJobs(ctx context.Context, kind string) (int, error) {
+	var n int
+	err := q.get(ctx, &n, `SELECT COUNT(*) FROM jobs WHERE kind = ? AND status <> 'failed'`, kind)
+	return n, err
+}
+
+// RepaceJobs sets the pacing interval of a pacing key's waiting jobs of a kind (an
+// instance's new messages per second applies to its queue too).
+func (t *Tx) RepaceJobs(ctx context.Context, kind, pacingKey string, interval time.Duration) error {
+	_, err := t.exec(ctx, `UPDATE jobs SET pacing_interval_ms = ? WHERE kind = ? AND pacing_key = ? AND status = ?`,
+		interval.Milliseconds(), kind, pacingKey, JobQueued)
+	return err
+}
+
+// RefreshJobStats analyzes the jobs table when more than changes rows changed since its
+// last analyze (PostgreSQL; SQLite plans without them).
+func (s *Store) RefreshJobStats(ctx context.Context, changes int) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	var n []int64
+	if err := s.sel(ctx, &n, `SELECT n_mod_since_analyze FROM pg_stat_user_tables WHERE relid = 'jobs'::regclass`); err != nil {
+		return err
+	}
+	if len(n) == 0 || n[0] < int64(changes) {
+		return nil
+	}
+	_, err := s.exec(ctx, `ANALYZE jobs`)
+	return err
 }

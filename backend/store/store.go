@@ -54,6 +54,8 @@ type Store struct {
 	notifyMu sync.RWMutex
 	handlers map[string][]func(payload string)
 	listener *pq.Listener // set while Listen runs (PostgreSQL)
+
+	announcer announcer // Tx.Announce's batches (announce.go)
 }
 
 // Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path,
@@ -69,7 +71,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	s.dialect = dialect
 	switch dialect {
 	case Postgres:
-		s.db, err = sqlx.Open("postgres", rawURL)
+		s.db, err = sqlx.Open("postgres", withBinaryParameters(rawURL))
 		if err != nil {
 			return nil, err
 		}
@@ -129,6 +131,20 @@ func parseURL(rawURL string) (Dialect, string, error) {
 	return "", "", fmt.Errorf("store: unknown database URL scheme %q: use postgres://… or postgresql://… for PostgreSQL, sqlite://path or a plain file path for SQLite", scheme)
 }
 
+// withBinaryParameters asks lib/pq to send a query and its arguments in one round trip
+// (otherwise it prepares each query first: two round trips per statement), unless the
+// operator's URL says otherwise.
+func withBinaryParameters(rawURL string) string {
+	if strings.Contains(rawURL, "binary_parameters=") {
+		return rawURL
+	}
+	sep := "?"
+	if strings.Contains(rawURL, "?") {
+		sep = "&"
+	}
+	return rawURL + sep + "binary_parameters=yes"
+}
+
 // Dialect reports which database this is.
 func (s *Store) Dialect() Dialect { return s.dialect }
 
@@ -136,7 +152,10 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 func (s *Store) URL() string { return s.url }
 
 // Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeAnnouncer()
+	return s.db.Close()
+}
 
 // Ping checks the database answers (for /readyz).
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
@@ -195,6 +214,7 @@ type Tx struct {
 	q
 	tx    *sqlx.Tx
 	after []func()
+	marks map[string]bool
 }
 
 // Notify sends payload on channel to every replica once the transaction commits (and never
@@ -207,6 +227,18 @@ func (t *Tx) Notify(ctx context.Context, channel, payload string) error {
 	t.after = append(t.after, func() { t.s.deliver(channel, payload) })
 	return nil
 }
+
+// Mark records that this transaction did something a later step of it must know (it changed
+// what a cache holds, so reads of it in this transaction must skip the cache); Marked asks.
+func (t *Tx) Mark(what string) {
+	if t.marks == nil {
+		t.marks = map[string]bool{}
+	}
+	t.marks[what] = true
+}
+
+// Marked reports whether Mark(what) was called in this transaction.
+func (t *Tx) Marked(what string) bool { return t.marks[what] }
 
 // AfterCommit runs fn once the transaction has committed.
 func (t *Tx) AfterCommit(fn func()) { t.after = append(t.after, fn) }

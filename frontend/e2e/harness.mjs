@@ -130,6 +130,16 @@ export function watchConsole(context) {
 
 /** Runs axe-core on the page; returns serious and critical violations. */
 export async function seriousViolations(page) {
+  // Colours are judged at rest: a dialog fading in is half transparent, and axe would measure
+  // its contrast mid-way. Finite animations are awaited; spinners (infinite) are not.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -6,6 +6,7 @@ import { SignUpPage } from './features/auth/SignUpPage';
 import { EventsPage } from './features/events/EventsPage';
 import { KeysPage } from './features/keys/KeysPage';
 import { ModelsPage } from './features/models/ModelsPage';
+import { messagingRoutes } from './features/messaging/routes';
 import { OverviewPage } from './features/overview/OverviewPage';
 import { NotBuiltPage, NotFoundPage } from './features/placeholder/Placeholders';
 import { ConsoleGate } from './layout/ConsoleGate';
@@ -55,6 +56,7 @@ export function AppRoutes() {
             </Lazy>
           }
         />
+        {messagingRoutes}
         <Route path=":surface" element={<NotBuiltPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>

@@ -32,6 +32,50 @@ type AuthPayload struct {
 	User *domain.User `json:"user"`
 }
 
+type Chat struct {
+	ID         string `json:"id"`
+	InstanceID string `json:"instanceId"`
+	Address    string `json:"address"`
+	// direct or group
+	Type          string     `json:"type"`
+	Name          *string    `json:"name,omitempty"`
+	UnreadCount   int        `json:"unreadCount"`
+	Archived      bool       `json:"archived"`
+	LastMessage   *Message   `json:"lastMessage,omitempty"`
+	LastMessageAt *time.Time `json:"lastMessageAt,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+}
+
+type ChatConnection struct {
+	Nodes      []Chat  `json:"nodes"`
+	HasMore    bool    `json:"hasMore"`
+	NextCursor *string `json:"nextCursor,omitempty"`
+}
+
+type Contact struct {
+	ID         string   `json:"id"`
+	InstanceID string   `json:"instanceId"`
+	Address    string   `json:"address"`
+	Name       string   `json:"name"`
+	Labels     []string `json:"labels"`
+	// Custom attributes: an object of string values.
+	Attributes json.RawMessage `json:"attributes"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+}
+
+type ContactCardInput struct {
+	Name   string   `json:"name"`
+	Phones []string `json:"phones"`
+}
+
+type ContactConnection struct {
+	Nodes      []Contact `json:"nodes"`
+	HasMore    bool      `json:"hasMore"`
+	NextCursor *string   `json:"nextCursor,omitempty"`
+}
+
 type CreateAPIKeyInput struct {
 	Name           string     `json:"name"`
 	Scopes         []string   `json:"scopes"`
@@ -43,6 +87,30 @@ type CreateAPIKeyPayload struct {
 	// The full key. Shown once; only its hash is stored.
 	Secret string  `json:"secret"`
 	APIKey *APIKey `json:"apiKey"`
+}
+
+type CreateContactInput struct {
+	Address string   `json:"address"`
+	Name    *string  `json:"name,omitempty"`
+	Labels  []string `json:"labels,omitempty"`
+	// An object of string values.
+	Attributes json.RawMessage `json:"attributes,omitempty"`
+}
+
+type CreateGroupInput struct {
+	Subject      string   `json:"subject"`
+	Description  *string  `json:"description,omitempty"`
+	Participants []string `json:"participants"`
+}
+
+type CreateInstanceInput struct {
+	Name string `json:"name"`
+	// sandbox (default)
+	Channel           *string         `json:"channel,omitempty"`
+	Config            json.RawMessage `json:"config,omitempty"`
+	MessagesPerSecond *int            `json:"messagesPerSecond,omitempty"`
+	// Start connecting at once.
+	Connect *bool `json:"connect,omitempty"`
 }
 
 type CreateWebhookInput struct {
@@ -86,10 +154,150 @@ type EventType struct {
 	Sample      json.RawMessage `json:"sample"`
 }
 
+type Group struct {
+	ID           string               `json:"id"`
+	InstanceID   string               `json:"instanceId"`
+	Address      string               `json:"address"`
+	Subject      string               `json:"subject"`
+	Description  string               `json:"description"`
+	Owner        string               `json:"owner"`
+	Participants []domain.Participant `json:"participants"`
+	// The instance has left the group (it stays listed, read-only).
+	Left      bool      `json:"left"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+type GroupConnection struct {
+	Nodes      []Group `json:"nodes"`
+	HasMore    bool    `json:"hasMore"`
+	NextCursor *string `json:"nextCursor,omitempty"`
+}
+
+type InjectMessageInput struct {
+	// Who wrote it (a phone number).
+	From     string  `json:"from"`
+	FromName *string `json:"fromName,omitempty"`
+	// A group of the instance (grp_ id or address) the message was written in.
+	Group    *string           `json:"group,omitempty"`
+	Type     *string           `json:"type,omitempty"`
+	Text     *string           `json:"text,omitempty"`
+	Media    *MediaInput       `json:"media,omitempty"`
+	Location *LocationInput    `json:"location,omitempty"`
+	Contact  *ContactCardInput `json:"contact,omitempty"`
+	Poll     *PollInput        `json:"poll,omitempty"`
+	Reaction *ReactionInput    `json:"reaction,omitempty"`
+	ReplyTo  *string           `json:"replyTo,omitempty"`
+}
+
+type Instance struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Channel string `json:"channel"`
+	// disconnected, connecting, pairing, connected or failed
+	Status       string  `json:"status"`
+	StatusReason *string `json:"statusReason,omitempty"`
+	// The instance's own address on its channel (a phone number), once connected.
+	Address *string `json:"address,omitempty"`
+	// The channel's settings; write-only ones show as ********.
+	Config            json.RawMessage `json:"config"`
+	MessagesPerSecond int             `json:"messagesPerSecond"`
+	ConnectedAt       *time.Time      `json:"connectedAt,omitempty"`
+	CreatedAt         time.Time       `json:"createdAt"`
+	UpdatedAt         time.Time       `json:"updatedAt"`
+}
+
+type InstanceConnection struct {
+	Nodes      []Instance `json:"nodes"`
+	HasMore    bool       `json:"hasMore"`
+	NextCursor *string    `json:"nextCursor,omitempty"`
+}
+
+type LocationInput struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Name      *string `json:"name,omitempty"`
+	Address   *string `json:"address,omitempty"`
+}
+
+type MediaInput struct {
+	URL      string  `json:"url"`
+	Caption  *string `json:"caption,omitempty"`
+	FileName *string `json:"fileName,omitempty"`
+	MimeType *string `json:"mimeType,omitempty"`
+}
+
+type Message struct {
+	ID         string `json:"id"`
+	InstanceID string `json:"instanceId"`
+	ChatID     string `json:"chatId"`
+	// inbound or outbound
+	Direction string `json:"direction"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	// text, image, video, audio, voice, document, sticker, location, contact, poll or reaction
+	Type     string              `json:"type"`
+	Text     *string             `json:"text,omitempty"`
+	Media    *domain.Media       `json:"media,omitempty"`
+	Location *domain.Location    `json:"location,omitempty"`
+	Contact  *domain.ContactCard `json:"contact,omitempty"`
+	Poll     *domain.Poll        `json:"poll,omitempty"`
+	Reaction *domain.Reaction    `json:"reaction,omitempty"`
+	ReplyTo  *string             `json:"replyTo,omitempty"`
+	// queued, sent, delivered, read, failed (outbound); received, read (inbound)
+	Status            string               `json:"status"`
+	Error             *domain.MessageError `json:"error,omitempty"`
+	ProviderMessageID *string              `json:"providerMessageId,omitempty"`
+	EditedAt          *time.Time           `json:"editedAt,omitempty"`
+	DeletedAt         *time.Time           `json:"deletedAt,omitempty"`
+	SentAt            *time.Time           `json:"sentAt,omitempty"`
+	DeliveredAt       *time.Time           `json:"deliveredAt,omitempty"`
+	ReadAt            *time.Time           `json:"readAt,omitempty"`
+	FailedAt          *time.Time           `json:"failedAt,omitempty"`
+	CreatedAt         time.Time            `json:"createdAt"`
+	UpdatedAt         time.Time            `json:"updatedAt"`
+}
+
+type MessageConnection struct {
+	Nodes      []Message `json:"nodes"`
+	HasMore    bool      `json:"hasMore"`
+	NextCursor *string   `json:"nextCursor,omitempty"`
+}
+
+type MessageFilter struct {
+	Direction *string `json:"direction,omitempty"`
+	Status    *string `json:"status,omitempty"`
+	ChatID    *string `json:"chatId,omitempty"`
+	// The chat's address (a contact's or a group's).
+	Address *string    `json:"address,omitempty"`
+	Since   *time.Time `json:"since,omitempty"`
+	Until   *time.Time `json:"until,omitempty"`
+}
+
 type Mutation struct {
 }
 
+type Pairing struct {
+	InstanceID  string `json:"instanceId"`
+	PairingCode string `json:"pairingCode"`
+	// The QR code as a data: URL (PNG), ready for an img src.
+	QRCode    string    `json:"qrCode"`
+	QRPayload string    `json:"qrPayload"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+type PollInput struct {
+	Question        string   `json:"question"`
+	Options         []string `json:"options"`
+	MultipleAnswers *bool    `json:"multipleAnswers,omitempty"`
+}
+
 type Query struct {
+}
+
+type ReactionInput struct {
+	MessageID string `json:"messageId"`
+	Emoji     string `json:"emoji"`
 }
 
 type RotateWebhookSecretPayload struct {
@@ -116,6 +324,21 @@ type ScopePreset struct {
 	Scopes      []string `json:"scopes"`
 }
 
+type SendMessageInput struct {
+	// A phone number or chat id, a group's address, or its grp_ id.
+	To string `json:"to"`
+	// Defaults to text when text is given; media types (image, video, ...) take media.
+	Type     *string           `json:"type,omitempty"`
+	Text     *string           `json:"text,omitempty"`
+	Media    *MediaInput       `json:"media,omitempty"`
+	Location *LocationInput    `json:"location,omitempty"`
+	Contact  *ContactCardInput `json:"contact,omitempty"`
+	Poll     *PollInput        `json:"poll,omitempty"`
+	Reaction *ReactionInput    `json:"reaction,omitempty"`
+	// The id of a message of the same chat this one answers.
+	ReplyTo *string `json:"replyTo,omitempty"`
+}
+
 type SignInInput struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
@@ -128,6 +351,24 @@ type SignUpInput struct {
 }
 
 type Subscription struct {
+}
+
+type UpdateContactInput struct {
+	Name       *string         `json:"name,omitempty"`
+	Labels     []string        `json:"labels,omitempty"`
+	Attributes json.RawMessage `json:"attributes,omitempty"`
+}
+
+type UpdateGroupInput struct {
+	Subject     *string `json:"subject,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
+type UpdateInstanceInput struct {
+	Name *string `json:"name,omitempty"`
+	// Settings to change; a null value resets one to its default.
+	Config            json.RawMessage `json:"config,omitempty"`
+	MessagesPerSecond *int            `json:"messagesPerSecond,omitempty"`
 }
 
 type UpdateWebhookInput struct {

@@ -45,10 +45,10 @@ export const navSections: NavSection[] = [
   {
     title: 'Messaging',
     items: [
-      { to: '/api/instances', label: 'Instances', icon: Smartphone, soon: true },
-      { to: '/api/messages', label: 'Messages', icon: MessageSquare, soon: true },
-      { to: '/api/groups', label: 'Groups', icon: Users, soon: true },
-      { to: '/api/contacts', label: 'Contacts', icon: Contact, soon: true },
+      { to: '/api/instances', label: 'Instances', icon: Smartphone },
+      { to: '/api/messages', label: 'Messages', icon: MessageSquare },
+      { to: '/api/groups', label: 'Groups', icon: Users },
+      { to: '/api/contacts', label: 'Contacts', icon: Contact },
     ],
   },
   {

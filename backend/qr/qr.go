@@ -1,0 +1,86 @@
+// Package qr draws QR codes as PNG and SVG. The encoding (error correction, masks) is the
+// maintained github.com/yeqown/go-qrcode library's; this package only paints its modules,
+// with the four-module quiet zone scanners need.
+package qr
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+
+	qrcode "github.com/yeqown/go-qrcode/v2"
+)
+
+const quiet = 4 // modules of white border
+
+// matrix returns the dark modules of text's QR code.
+func matrix(text string) ([][]bool, error) {
+	code, err := qrcode.NewWith(text, qrcode.WithErrorCorrectionLevel(qrcode.ErrorCorrectionMedium))
+	if err != nil {
+		return nil, err
+	}
+	var w capture
+	if err := code.Save(&w); err != nil {
+		return nil, err
+	}
+	return w.bitmap, nil
+}
+
+type capture struct{ bitmap [][]bool }
+
+func (c *capture) Write(m qrcode.Matrix) error { c.bitmap = m.Bitmap(); return nil }
+func (c *capture) Close() error                { return nil }
+
+// PNG draws text's QR code as a grey-scale PNG about size pixels wide (whole pixels per
+// module, so the image may be a little smaller).
+func PNG(text string, size int) ([]byte, error) {
+	bm, err := matrix(text)
+	if err != nil {
+		return nil, err
+	}
+	n := len(bm) + 2*quiet
+	scale := max(size/n, 1)
+	img := image.NewGray(image.Rect(0, 0, n*scale, n*scale))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	for y, row := range bm {
+		for x, dark := range row {
+			if !dark {
+				continue
+			}
+			for dy := range scale {
+				for dx := range scale {
+					img.SetGray((x+quiet)*scale+dx, (y+quiet)*scale+dy, color.Gray{})
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// SVG draws text's QR code as a scalable SVG document, one path for the dark modules.
+func SVG(text string) (string, error) {
+	bm, err := matrix(text)
+	if err != nil {
+		return "", err
+	}
+	n := len(bm) + 2*quiet
+	var path strings.Builder
+	for y, row := range bm {
+		for x, dark := range row {
+			if dark {
+				fmt.Fprintf(&path, "M%d %dh1v1h-1z", x+quiet, y+quiet)
+			}
+		}
+	}
+	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" shape-rendering="crispEdges">`+
+		`<rect width="%d" height="%d" fill="#fff"/><path d="%s" fill="#000"/></svg>`, n, n, n, n, path.String()), nil
+}

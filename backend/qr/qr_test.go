@@ -1,0 +1,61 @@
+package qr_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/makiuchi-d/gozxing"
+	qrreader "github.com/makiuchi-d/gozxing/qrcode"
+
+	"github.com/switchboard-dev/switchboard/backend/qr"
+)
+
+// A scanner reads back what was drawn (gozxing, a port of ZXing, as a phone would).
+func TestPNGScansBack(t *testing.T) {
+	const text = "switchboard-sandbox://pair?instance=inst_01jr8d0c3b5n7q9s1u3w5y7a9c&code=ABCD-EFGH"
+	raw, err := qr.PNG(text, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() > 256 || b.Dx() < 128 || b.Dx() != b.Dy() {
+		t.Fatalf("image is %v, want a square of at most 256 pixels", b)
+	}
+	if got := scan(t, img); got != text {
+		t.Fatalf("scanned %q, want %q", got, text)
+	}
+}
+
+func scan(t *testing.T, img image.Image) string {
+	t.Helper()
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := qrreader.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil {
+		t.Fatalf("the code does not scan: %v", err)
+	}
+	return res.GetText()
+}
+
+// The SVG is a well-formed document with one path of modules inside a white quiet zone.
+func TestSVGIsWellFormed(t *testing.T) {
+	svg, err := qr.SVG("https://sb.example/l/abc1234")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
+		t.Fatalf("not XML: %v", err)
+	}
+	if !strings.HasPrefix(svg, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 `) || strings.Count(svg, "<path") != 1 {
+		t.Fatalf("unexpected SVG: %.120s", svg)
+	}
+}

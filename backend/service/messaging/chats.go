@@ -1,0 +1,123 @@
+package messaging
+
+import (
+	"context"
+
+	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// Chats lists an instance's conversations and keeps their read and archived state.
+type Chats struct{ c *core }
+
+// ChatPage is a page of chats with their instance's address (for their last messages).
+type ChatPage struct {
+	domain.Page[domain.Chat]
+	InstanceAddress string
+}
+
+// List returns a page of an instance's chats, newest first; archived filters when set.
+func (s *Chats) List(ctx context.Context, a service.Actor, instanceID string, archived *bool, p domain.ListParams) (ChatPage, error) {
+	page, inst, err := listUnder(ctx, s.c, a, domain.ScopeMessagesRead, instanceID, domain.PrefixChat, p,
+		func(wsID string, inst store.StoredInstance, limit int) ([]domain.Chat, error) {
+			return s.c.st.Chats(ctx, wsID, inst.ID, archived, p.After, limit)
+		}, func(c domain.Chat) string { return c.ID })
+	return ChatPage{page, inst.Address}, err
+}
+
+// Get returns one chat of an instance, with the instance's address.
+func (s *Chats) Get(ctx context.Context, a service.Actor, instanceID, id string) (domain.Chat, string, error) {
+	wsID, err := service.RequireWorkspace(a, domain.ScopeMessagesRead)
+	if err != nil {
+		return domain.Chat{}, "", err
+	}
+	inst, err := s.c.load(ctx, wsID, instanceID)
+	if err != nil {
+		return domain.Chat{}, "", err
+	}
+	if !domain.HasPrefix(id, domain.PrefixChat) {
+		return domain.Chat{}, "", domain.NotFound("chat")
+	}
+	ch, err := s.c.st.Chat(ctx, wsID, inst.ID, id)
+	return ch, inst.Address, err
+}
+
+// SetArchived archives or unarchives a chat (a new message unarchives it); archived is
+// required.
+func (s *Chats) SetArchived(ctx context.Context, a service.Actor, instanceID, id string, archived *bool) (domain.Chat, string, error) {
+	if _, err := service.RequireWorkspace(a, domain.ScopeMessagesSend); err != nil {
+		return domain.Chat{}, "", err
+	}
+	if archived == nil {
+		return domain.Chat{}, "", domain.Invalid("archived", "archived is required (true or false)")
+	}
+	return s.update(ctx, a, instanceID, id, func(c service.Change, ch domain.Chat) error {
+		return c.Tx.SetChatArchived(ctx, ch.ID, *archived, c.Now)
+	})
+}
+
+// MarkRead marks a chat's received messages read, here and, where the channel tells
+// senders, on the channel (read receipts).
+func (s *Chats) MarkRead(ctx context.Context, a service.Actor, instanceID, id string) (domain.Chat, string, error) {
+	var read []domain.Message
+	ch, addr, err := s.update(ctx, a, instanceID, id, func(c service.Change, ch domain.Chat) error {
+		var err error
+		read, err = c.Tx.MarkChatRead(ctx, ch.ID, c.Now)
+		return err
+	})
+	if err != nil || len(read) == 0 {
+		return ch, addr, err
+	}
+	wsID, _ := service.RequireWorkspace(a, domain.ScopeMessagesSend)
+	inst, err := s.c.load(ctx, wsID, instanceID)
+	if err != nil {
+		return ch, addr, err
+	}
+	d, err := s.c.driver(inst)
+	if err != nil || !d.Capabilities().MarkRead || inst.Status != domain.InstanceConnected {
+		return ch, addr, err
+	}
+	v, err := s.c.view(inst)
+	if err != nil {
+		return ch, addr, err
+	}
+	rs := make([]channels.Received, len(read))
+	for i, m := range read {
+		rs[i] = channels.Received{ProviderMessageID: m.ProviderMessageID, Sender: m.Sender}
+	}
+	// The chat is read here whatever the channel answers; a failed receipt is only logged.
+	if err := d.MarkRead(ctx, v, ch.Address, rs); err != nil {
+		s.c.log.Warn("sending read receipts failed", "instance_id", inst.ID, "chat_id", ch.ID, "error", err)
+	}
+	return ch, addr, nil
+}
+
+// update changes a chat in one transaction and records chat.updated.
+func (s *Chats) update(ctx context.Context, a service.Actor, instanceID, id string, fn func(service.Change, domain.Chat) error) (domain.Chat, string, error) {
+	var out domain.Chat
+	var address string
+	err := s.c.s.Mutate(ctx, a, domain.ScopeMessagesSend, func(c service.Change) error {
+		inst, err := loadIn(ctx, c.Tx, c.WorkspaceID, instanceID)
+		if err != nil {
+			return err
+		}
+		address = inst.Address
+		if !domain.HasPrefix(id, domain.PrefixChat) {
+			return domain.NotFound("chat")
+		}
+		ch, err := c.Tx.Chat(ctx, c.WorkspaceID, inst.ID, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(c, ch); err != nil {
+			return err
+		}
+		if out, err = c.Tx.Chat(ctx, c.WorkspaceID, inst.ID, id); err != nil {
+			return err
+		}
+		return s.c.record(ctx, c.Tx, inst, domain.EventChatUpdated, out.Object(inst.Address))
+	})
+	return out, address, err
+}
