@@ -9,7 +9,9 @@ require (
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/lib/pq v1.12.3
 	github.com/makiuchi-d/gozxing v0.1.1
+	github.com/mileusna/useragent v1.3.5
 	github.com/openai/openai-go v1.12.0
+	github.com/oschwald/maxminddb-golang v1.13.1
 	github.com/pressly/goose/v3 v3.29.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1

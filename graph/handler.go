@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
 	"github.com/switchboard-dev/switchboard/graph/wsgorilla"
@@ -92,6 +93,8 @@ type Options struct {
 	Limiter *httpx.Limiter
 	// Messaging serves instances, messages, chats, groups and contacts.
 	Messaging *messaging.Messaging
+	// Links serves short links, their clicks, stats and QR codes.
+	Links *links.Links
 }
 
 func (o *Options) defaults() {

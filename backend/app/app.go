@@ -16,7 +16,9 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
+	"github.com/switchboard-dev/switchboard/backend/shortlink"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/web"
@@ -31,11 +33,13 @@ type App struct {
 	Service *service.Service
 	// Messaging is the messaging surface (instances, messages, chats, groups, contacts).
 	Messaging *messaging.Messaging
-	Jobs      *jobs.Engine
-	Webhooks  *webhook.Sender
-	Handler   http.Handler
-	log       *slog.Logger
-	metrics   *metrics // served by MetricsHandler, never by Handler
+	// Links is the short-link surface (links, redirects, clicks).
+	Links    *links.Links
+	Jobs     *jobs.Engine
+	Webhooks *webhook.Sender
+	Handler  http.Handler
+	log      *slog.Logger
+	metrics  *metrics // served by MetricsHandler, never by Handler
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -74,13 +78,22 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, k := range msg.Kinds(cfg.messageWorkers()) {
 		engine.Register(k)
 	}
+	geo, err := openGeoIP(cfg.GeoIPFile)
+	if err != nil {
+		svc.Close()
+		st.Close()
+		return nil, err
+	}
+	lnk := links.New(svc, links.Config{ShortBase: cfg.shortBase(), BlockedHosts: cfg.LinkBlocklist, GeoIP: geo,
+		VisitorSalt: visitorSalt(cfg.SecretsKey)})
 	if err := engine.Start(ctx); err != nil {
 		svc.Close()
 		st.Close()
 		return nil, err
 	}
 	sender.Start(ctx)
-	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Jobs: engine, Webhooks: sender, log: log}
+	lnk.Start()
+	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Jobs: engine, Webhooks: sender, log: log}
 	a.Handler = a.routes()
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
@@ -88,6 +101,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 // Close stops background work, flushes buffered writes and closes the database.
 func (a *App) Close() {
+	a.Links.Close() // writes the buffered clicks
 	a.Jobs.Close()
 	a.Webhooks.Close()
 	a.Service.Close()
@@ -102,12 +116,13 @@ func (a *App) routes() http.Handler {
 	// One per-key rate limiter for both API transports: a key spends one bucket.
 	limiter := httpx.NewLimiter(a.Service.Clock(), cfg.RateLimit, cfg.RateBurst)
 	api := rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, Limiter: limiter,
-		MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log, Messaging: a.Messaging})
+		MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log, Messaging: a.Messaging, Links: a.Links})
 	mux.Handle("/api/v1/", api)
 	mux.Handle("/graphql", graph.NewHandler(a.Service, graph.Options{BaseURL: cfg.BaseURL,
 		Introspection: cfg.GraphQLIntrospection, ComplexityLimit: cfg.GraphQLComplexity,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log, Limiter: limiter,
-		Messaging: a.Messaging}))
+		Messaging: a.Messaging, Links: a.Links}))
+	mux.Handle("/l/", shortlink.Handler(a.Links, "/l/", a.log))
 	mux.Handle("/user/", web.Handler())
 	mux.Handle("GET /user", http.RedirectHandler("/user/api", http.StatusFound))
 	mux.Handle("GET /{$}", http.RedirectHandler("/user/api", http.StatusFound))
@@ -118,6 +133,9 @@ func (a *App) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", a.ready)
 
 	var h http.Handler = apiFirst(api, mux)
+	if cfg.ShortHost != "" {
+		h = shortHostFirst(cfg.ShortHost, shortlink.Handler(a.Links, "/", a.log), h)
+	}
 	h = m.instrument(h)
 	h = httpx.AccessLog(a.log)(h)
 	h = httpx.Recover(a.log)(h)
@@ -158,4 +176,17 @@ func (a *App) ready(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = fmt.Fprintf(w, `{"status":"ready","database":%q}`, a.Store.Dialect())
+}
+
+// shortHostFirst serves requests for the dedicated short host as visits of /{slug}; the
+// host's bare root goes to the console.
+func shortHostFirst(origin string, visits, next http.Handler) http.Handler {
+	host := strings.TrimPrefix(strings.TrimPrefix(origin, "https://"), "http://")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Host, host) && r.URL.Path != "/" {
+			visits.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -72,6 +72,14 @@ type Config struct {
 	MetricsAddr string
 	LogLevel    string
 	LogFormat   string
+	// ShortHost is the origin of a dedicated short-link domain (https://sho.rt): requests
+	// for that host are redirects at /{slug}, and short_url values use it. Empty: /l/{slug}
+	// on BaseURL.
+	ShortHost string
+	// LinkBlocklist refuses short links to these hosts (and their subdomains).
+	LinkBlocklist []string
+	// GeoIPFile is a MaxMind country database for click countries; empty: unknown.
+	GeoIPFile string
 	// SecretsKey encrypts secrets kept at rest (webhook signing secrets, replayable
 	// responses that carry them). Empty: stored unencrypted (a warning is logged).
 	SecretsKey string
@@ -99,6 +107,9 @@ var Settings = []Setting{
 	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
 	{"SWITCHBOARD_METRICS_ADDR", "", "", "address of a separate listener serving Prometheus /metrics (e.g. 127.0.0.1:9091); empty = metrics are not served. The main address never serves them"},
+	{"SWITCHBOARD_SHORT_HOST", "", "", "origin of a dedicated short-link domain (e.g. https://sho.rt) answering /{slug}; empty = short links are BASE_URL/l/{slug}"},
+	{"SWITCHBOARD_LINK_BLOCKLIST", "", "", "comma-separated hosts short links may not point to (subdomains included)"},
+	{"SWITCHBOARD_GEOIP_FILE", "", "", "MaxMind country database (.mmdb) naming the country of link clicks; empty = country unknown"},
 	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts webhook signing secrets at rest (AES-256-GCM). Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
@@ -123,7 +134,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		Addr: get("SWITCHBOARD_ADDR"), DatabaseURL: get("DATABASE_URL"), BaseURL: get("SWITCHBOARD_BASE_URL"),
 		ModelsFile: get("SWITCHBOARD_MODELS_FILE"), MetricsAddr: get("SWITCHBOARD_METRICS_ADDR"),
-		SecretsKey: getenv("SWITCHBOARD_SECRETS_KEY"), LogLevel: get("SWITCHBOARD_LOG_LEVEL"), LogFormat: get("SWITCHBOARD_LOG_FORMAT"),
+		SecretsKey: getenv("SWITCHBOARD_SECRETS_KEY"), ShortHost: strings.TrimRight(get("SWITCHBOARD_SHORT_HOST"), "/"),
+		GeoIPFile: get("SWITCHBOARD_GEOIP_FILE"), LogLevel: get("SWITCHBOARD_LOG_LEVEL"), LogFormat: get("SWITCHBOARD_LOG_FORMAT"),
 	}
 	var errs []error
 	parse := func(env, want string, f func(string) error) {
@@ -147,6 +159,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	for _, h := range strings.Split(get("SWITCHBOARD_WEBHOOK_ALLOWLIST"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.WebhookAllowList = append(c.WebhookAllowList, h)
+		}
+	}
+	for _, h := range strings.Split(get("SWITCHBOARD_LINK_BLOCKLIST"), ",") {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			c.LinkBlocklist = append(c.LinkBlocklist, h)
 		}
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
@@ -211,6 +228,11 @@ func (c Config) Validate() error {
 			bad("SWITCHBOARD_METRICS_ADDR", "%q is not host:port (for example 127.0.0.1:9091)", c.MetricsAddr)
 		} else if c.MetricsAddr == c.Addr && port != "0" { // port 0: the system picks two ports
 			bad("SWITCHBOARD_METRICS_ADDR", "%q is the main address: metrics need a listener of their own", c.MetricsAddr)
+		}
+	}
+	if c.ShortHost != "" {
+		if err := checkOrigin(c.ShortHost); err != nil {
+			bad("SWITCHBOARD_SHORT_HOST", "%q %v", c.ShortHost, err)
 		}
 	}
 	if c.SecretsKey != "" && len(c.SecretsKey) < MinSecretsKeyLen {
@@ -285,4 +307,12 @@ func (c Config) messageWorkers() messaging.Workers {
 	w := messaging.DefaultWorkers
 	w.Send = c.MessageWorkers
 	return w
+}
+
+// shortBase is where short_url values start: the short host, or BaseURL/l.
+func (c Config) shortBase() string {
+	if c.ShortHost != "" {
+		return c.ShortHost
+	}
+	return c.BaseURL + "/l"
 }

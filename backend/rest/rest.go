@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 )
 
@@ -52,6 +53,8 @@ type Options struct {
 	Clock domain.Clock
 	// Messaging serves instances, messages, chats, groups and contacts.
 	Messaging *messaging.Messaging
+	// Links serves short links, their clicks, stats and QR codes.
+	Links *links.Links
 }
 
 func (o *Options) defaults(svc *service.Service) {

@@ -40,3 +40,9 @@ func checkPassword(hash, password string) bool {
 	got := argon2.IDKey([]byte(password), salt, t, m, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
+
+// HashSecret hashes a password that is not an account's (a short link's, say) the same way.
+func (s *Service) HashSecret(secret string) string { return s.Users.hashPassword(secret) }
+
+// CheckSecret compares a secret with a HashSecret hash in constant time.
+func CheckSecret(hash, secret string) bool { return checkPassword(hash, secret) }

@@ -1,0 +1,229 @@
+package links
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// Limits of a link's fields.
+const (
+	MaxURLLength        = 2048
+	MaxTitleLength      = 200
+	MaxTags             = 20
+	MaxTagLength        = 50
+	MaxMetadataBytes    = 4096
+	MaxExternalIDLength = 128
+	MaxUTMLength        = 200
+	MaxPasswordLength   = 128
+	MaxBulk             = 100
+)
+
+// Input is a link's fields. On create, nil fields take their defaults; on update, nil
+// fields are kept, and a pointer to the zero value clears an optional field ("" clears
+// expired_url, a zero time expires_at, 0 max_clicks, "" the password).
+type Input struct {
+	URL            *string
+	Slug           *string
+	Title          *string
+	Tags           *[]string
+	ExpiresAt      *time.Time
+	ExpiredURL     *string
+	MaxClicks      *int64
+	Password       *string
+	RedirectStatus *int
+	Metadata       json.RawMessage
+	ExternalID     *string
+	UTM            *domain.UTM
+	IOSURL         *string
+	AndroidURL     *string
+	Archived       *bool
+}
+
+// apply checks the fields that are set and writes them to sl; param prefixes every field
+// name in errors (the item of a bulk call). hash turns a password into its stored hash.
+func (l *Links) apply(sl *store.StoredLink, in Input, now time.Time, param string, hash func(string) string) error {
+	p := func(name string) string { return param + name }
+	if in.URL != nil {
+		u, err := l.checkTarget(p("url"), *in.URL)
+		if err != nil {
+			return err
+		}
+		sl.URL = u
+	}
+	if in.Slug != nil {
+		if err := checkSlug(p("slug"), *in.Slug); err != nil {
+			return err
+		}
+		sl.Slug = *in.Slug
+	}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		if utf8.RuneCountInString(t) > MaxTitleLength {
+			return domain.Invalid(p("title"), "title is at most %d characters", MaxTitleLength)
+		}
+		sl.Title = t
+	}
+	if in.Tags != nil {
+		tags, err := checkTags(p("tags"), *in.Tags)
+		if err != nil {
+			return err
+		}
+		sl.Tags = tags
+	}
+	if in.ExpiresAt != nil {
+		if in.ExpiresAt.IsZero() {
+			sl.ExpiresAt = nil
+		} else {
+			t := in.ExpiresAt.UTC()
+			sl.ExpiresAt = &t
+		}
+	}
+	if in.ExpiredURL != nil {
+		if *in.ExpiredURL == "" {
+			sl.ExpiredURL = ""
+		} else {
+			u, err := l.checkTarget(p("expired_url"), *in.ExpiredURL)
+			if err != nil {
+				return err
+			}
+			sl.ExpiredURL = u
+		}
+	}
+	if in.MaxClicks != nil {
+		switch n := *in.MaxClicks; {
+		case n < 0:
+			return domain.Invalid(p("max_clicks"), "max_clicks is a positive number (0 removes the limit)")
+		case n == 0:
+			sl.MaxClicks = nil
+		default:
+			sl.MaxClicks = &n
+		}
+	}
+	if in.Password != nil {
+		switch pw := *in.Password; {
+		case pw == "":
+			sl.PasswordHash = ""
+		case utf8.RuneCountInString(pw) > MaxPasswordLength:
+			return domain.Invalid(p("password"), "password is at most %d characters", MaxPasswordLength)
+		default:
+			sl.PasswordHash = hash(pw)
+		}
+		sl.HasPassword = sl.PasswordHash != ""
+	}
+	if in.RedirectStatus != nil {
+		if !slices.Contains([]int{301, 302, 307, 308}, *in.RedirectStatus) {
+			return domain.Invalid(p("redirect_status"), "redirect_status is 301, 302, 307 or 308")
+		}
+		sl.RedirectStatus = *in.RedirectStatus
+	}
+	if in.Metadata != nil {
+		m := bytes.TrimSpace(in.Metadata)
+		if len(m) > MaxMetadataBytes {
+			return domain.Invalid(p("metadata"), "metadata is at most %d bytes of JSON", MaxMetadataBytes)
+		}
+		if string(m) == "null" {
+			m = []byte("{}")
+		}
+		if len(m) == 0 || m[0] != '{' || !json.Valid(m) {
+			return domain.Invalid(p("metadata"), "metadata is a JSON object")
+		}
+		sl.Metadata = json.RawMessage(m)
+	}
+	if in.ExternalID != nil {
+		ext := *in.ExternalID
+		if len(ext) > MaxExternalIDLength || strings.ContainsAny(ext, "/?#") || strings.TrimSpace(ext) != ext {
+			return domain.Invalid(p("external_id"), "external_id is at most %d characters, without spaces around it or / ? #", MaxExternalIDLength)
+		}
+		sl.ExternalID = ext
+	}
+	if in.UTM != nil {
+		u := *in.UTM
+		for _, f := range []struct{ name, v string }{{"source", u.Source}, {"medium", u.Medium}, {"campaign", u.Campaign},
+			{"term", u.Term}, {"content", u.Content}} {
+			if utf8.RuneCountInString(f.v) > MaxUTMLength {
+				return domain.Invalid(p("utm."+f.name), "utm values are at most %d characters", MaxUTMLength)
+			}
+		}
+		sl.UTM = u
+	}
+	for _, d := range []struct {
+		name string
+		in   *string
+		out  *string
+	}{{"ios_url", in.IOSURL, &sl.IOSURL}, {"android_url", in.AndroidURL, &sl.AndroidURL}} {
+		if d.in == nil {
+			continue
+		}
+		if *d.in == "" {
+			*d.out = ""
+			continue
+		}
+		u, err := l.checkTarget(p(d.name), *d.in)
+		if err != nil {
+			return err
+		}
+		*d.out = u
+	}
+	if in.Archived != nil {
+		sl.Archived = *in.Archived
+	}
+	if sl.ExpiresAt != nil && in.ExpiresAt != nil && !sl.ExpiresAt.After(now) {
+		return domain.Invalid(p("expires_at"), "expires_at must be in the future")
+	}
+	return nil
+}
+
+// checkTarget accepts an absolute http(s) URL of at most MaxURLLength bytes whose host is
+// not blocked, and returns it as given.
+func (l *Links) checkTarget(param, raw string) (string, error) {
+	if raw == "" {
+		return "", domain.Invalid(param, "%s is required", param)
+	}
+	if len(raw) > MaxURLLength {
+		return "", domain.Invalid(param, "%s is at most %d bytes", param, MaxURLLength)
+	}
+	if strings.ContainsAny(raw, " \t\r\n") {
+		return "", domain.Invalid(param, "%s must not contain spaces or line breaks (encode them)", param)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return "", domain.Invalid(param, "%s must be an absolute http or https URL", param)
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if host == "" {
+		return "", domain.Invalid(param, "%s must be an absolute http or https URL", param)
+	}
+	for _, b := range l.cfg.BlockedHosts {
+		if host == b || strings.HasSuffix(host, "."+b) || (net.ParseIP(b) != nil && host == b) {
+			return "", &domain.Error{Code: domain.CodeInvalid, Param: param, Reason: "blocked_host",
+				Message: "links to " + host + " are not allowed on this service"}
+		}
+	}
+	return raw, nil
+}
+
+func checkTags(param string, tags []string) ([]string, error) {
+	if len(tags) > MaxTags {
+		return nil, domain.Invalid(param, "at most %d tags", MaxTags)
+	}
+	out := []string{}
+	for _, t := range tags {
+		t = strings.TrimSpace(t)
+		if t == "" || utf8.RuneCountInString(t) > MaxTagLength {
+			return nil, domain.Invalid(param, "each tag is 1 to %d characters", MaxTagLength)
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

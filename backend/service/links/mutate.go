@@ -1,0 +1,249 @@
+package links
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// SlugHold is how long a deleted link's slug stays taken, so a shared link never starts
+// pointing somewhere new.
+const SlugHold = 30 * 24 * time.Hour
+
+// Create makes a link (url required; a slug is generated when none is given).
+func (l *Links) Create(ctx context.Context, a service.Actor, in Input) (domain.Link, error) {
+	var out domain.Link
+	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+		var err error
+		out, err = l.create(ctx, c, in, "")
+		return err
+	})
+	return out, err
+}
+
+// create checks and inserts one link in c's transaction; param prefixes field names.
+func (l *Links) create(ctx context.Context, c service.Change, in Input, param string) (domain.Link, error) {
+	if in.URL == nil {
+		return domain.Link{}, domain.Invalid(param+"url", "url is required")
+	}
+	sl := store.StoredLink{Link: domain.Link{ID: domain.NewID(domain.PrefixLink), WorkspaceID: c.WorkspaceID,
+		RedirectStatus: 302, Tags: []string{}, CreatedAt: c.Now, UpdatedAt: c.Now}}
+	if err := l.apply(&sl, in, c.Now, param, l.s.HashSecret); err != nil {
+		return domain.Link{}, err
+	}
+	if err := l.insert(ctx, c, &sl, in.Slug == nil, param); err != nil {
+		return domain.Link{}, err
+	}
+	return sl.Link, l.record(ctx, c, domain.EventLinkCreated, sl.Link)
+}
+
+// insert stores a new link: a slug held by a link deleted more than SlugHold ago is freed
+// first; a generated slug that collides is drawn again.
+func (l *Links) insert(ctx context.Context, c service.Change, sl *store.StoredLink, generate bool, param string) error {
+	if sl.ExternalID != "" {
+		if _, err := c.Tx.LinkByExternalID(ctx, c.WorkspaceID, sl.ExternalID); err == nil {
+			return errExternalIDTaken(param + "external_id")
+		} else if !domain.IsCode(err, domain.CodeNotFound) {
+			return err
+		}
+	}
+	for try := 0; ; try++ {
+		if generate {
+			sl.Slug = newSlug()
+		}
+		holder, held, err := c.Tx.SlugHolder(ctx, sl.Slug)
+		if err != nil {
+			return err
+		}
+		if held && holder.DeletedAt != nil && c.Now.Sub(*holder.DeletedAt) >= SlugHold {
+			if err := c.Tx.PurgeLink(ctx, holder.ID); err != nil {
+				return err
+			}
+			held = false
+		}
+		if !held {
+			inserted, err := c.Tx.InsertLink(ctx, *sl)
+			if err != nil {
+				return err
+			}
+			if inserted {
+				// A cached "no such slug" must not outlive the new link.
+				return l.s.Invalidate(ctx, c.Tx, "link", sl.Slug)
+			}
+		}
+		if !generate || try == 5 {
+			return errSlugTaken(param + "slug")
+		}
+	}
+}
+
+// Update changes a link's fields (by id or ext_<external_id>).
+func (l *Links) Update(ctx context.Context, a service.Actor, id string, in Input) (domain.Link, error) {
+	var out domain.Link
+	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+		var err error
+		out, err = l.update(ctx, c, id, in, "")
+		return err
+	})
+	return out, err
+}
+
+func (l *Links) update(ctx context.Context, c service.Change, id string, in Input, param string) (domain.Link, error) {
+	sl, err := l.find(ctx, c.Tx, c.WorkspaceID, id)
+	if err != nil {
+		return domain.Link{}, err
+	}
+	if sl, err = c.Tx.LockLink(ctx, c.WorkspaceID, sl.ID); err != nil {
+		return domain.Link{}, err
+	}
+	old := sl
+	if err := l.apply(&sl, in, c.Now, param, l.s.HashSecret); err != nil {
+		return domain.Link{}, err
+	}
+	if sl.ExternalID != old.ExternalID && sl.ExternalID != "" {
+		if other, err := c.Tx.LinkByExternalID(ctx, c.WorkspaceID, sl.ExternalID); err == nil && other.ID != sl.ID {
+			return domain.Link{}, errExternalIDTaken(param + "external_id")
+		}
+	}
+	if sl.Slug != old.Slug {
+		if _, held, err := c.Tx.SlugHolder(ctx, sl.Slug); err != nil {
+			return domain.Link{}, err
+		} else if held {
+			return domain.Link{}, errSlugTaken(param + "slug")
+		}
+	}
+	sl.UpdatedAt = c.Now
+	if err := c.Tx.SaveLink(ctx, sl); err != nil {
+		if domain.IsCode(err, domain.CodeConflict) {
+			return domain.Link{}, errSlugTaken(param + "slug")
+		}
+		return domain.Link{}, err
+	}
+	// The old slug and the new one: both caches must see the change.
+	if err := l.s.Invalidate(ctx, c.Tx, "link", old.Slug); err != nil {
+		return domain.Link{}, err
+	}
+	if sl.Slug != old.Slug {
+		if err := l.s.Invalidate(ctx, c.Tx, "link", sl.Slug); err != nil {
+			return domain.Link{}, err
+		}
+	}
+	return sl.Link, l.record(ctx, c, domain.EventLinkUpdated, sl.Link)
+}
+
+// Upsert creates or updates the link with an external id (PUT /links/ext_{external_id}):
+// created reports which.
+func (l *Links) Upsert(ctx context.Context, a service.Actor, externalID string, in Input) (link domain.Link, created bool, err error) {
+	if externalID == "" || len(externalID) > MaxExternalIDLength {
+		return domain.Link{}, false, domain.Invalid("external_id", "external_id is 1 to %d characters", MaxExternalIDLength)
+	}
+	if in.ExternalID != nil && *in.ExternalID != externalID {
+		return domain.Link{}, false, domain.Invalid("external_id", "external_id in the body differs from the one in the path")
+	}
+	in.ExternalID = &externalID
+	err = l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+		if _, err := c.Tx.LinkByExternalID(ctx, c.WorkspaceID, externalID); err == nil {
+			link, err = l.update(ctx, c, ExternalPrefix+externalID, in, "")
+			return err
+		} else if !domain.IsCode(err, domain.CodeNotFound) {
+			return err
+		}
+		created = true
+		link, err = l.create(ctx, c, in, "")
+		return err
+	})
+	return link, created, err
+}
+
+// Delete deletes a link and its clicks; its slug stays taken for SlugHold.
+func (l *Links) Delete(ctx context.Context, a service.Actor, id string) (domain.Link, error) {
+	var out domain.Link
+	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+		var err error
+		out, err = l.delete(ctx, c, id)
+		return err
+	})
+	return out, err
+}
+
+func (l *Links) delete(ctx context.Context, c service.Change, id string) (domain.Link, error) {
+	sl, err := l.find(ctx, c.Tx, c.WorkspaceID, id)
+	if err != nil {
+		return domain.Link{}, err
+	}
+	if err := c.Tx.DeleteLink(ctx, sl.ID, c.Now); err != nil {
+		return domain.Link{}, err
+	}
+	if err := l.s.Invalidate(ctx, c.Tx, "link", sl.Slug); err != nil {
+		return domain.Link{}, err
+	}
+	return sl.Link, l.record(ctx, c, domain.EventLinkDeleted, sl.Link)
+}
+
+// BulkUpdate is one item of a bulk update: the link and its changes.
+type BulkUpdate struct {
+	ID string
+	Input
+}
+
+// BulkCreate creates up to MaxBulk links, all or none: a refusal names the item
+// ("links[3].url").
+func (l *Links) BulkCreate(ctx context.Context, a service.Actor, ins []Input) ([]domain.Link, error) {
+	return bulk(ctx, l, a, ins, func(c service.Change, in Input, param string) (domain.Link, error) {
+		return l.create(ctx, c, in, param)
+	})
+}
+
+// BulkUpdate changes up to MaxBulk links, all or none.
+func (l *Links) BulkUpdate(ctx context.Context, a service.Actor, ins []BulkUpdate) ([]domain.Link, error) {
+	return bulk(ctx, l, a, ins, func(c service.Change, in BulkUpdate, param string) (domain.Link, error) {
+		link, err := l.update(ctx, c, in.ID, in.Input, param)
+		return link, atItem(err, param)
+	})
+}
+
+// BulkDelete deletes up to MaxBulk links, all or none.
+func (l *Links) BulkDelete(ctx context.Context, a service.Actor, ids []string) ([]domain.Link, error) {
+	return bulk(ctx, l, a, ids, func(c service.Change, id string, param string) (domain.Link, error) {
+		link, err := l.delete(ctx, c, id)
+		return link, atItem(err, param)
+	})
+}
+
+// bulk runs fn for every item in one transaction: the first refusal rolls all back.
+func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, fn func(service.Change, T, string) (domain.Link, error)) ([]domain.Link, error) {
+	if len(items) == 0 || len(items) > MaxBulk {
+		return nil, domain.Invalid("links", "a bulk call takes 1 to %d links", MaxBulk)
+	}
+	var out []domain.Link
+	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+		out = make([]domain.Link, 0, len(items))
+		for i, it := range items {
+			link, err := fn(c, it, fmt.Sprintf("links[%d].", i))
+			if err != nil {
+				return err
+			}
+			out = append(out, link)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// atItem names the bulk item a not-found refers to.
+func atItem(err error, param string) error {
+	if domain.IsCode(err, domain.CodeNotFound) {
+		return &domain.Error{Code: domain.CodeNotFound, Param: param + "id", Message: "link not found (" + param + "id)"}
+	}
+	return err
+}
+
+// record records a link event.
+func (l *Links) record(ctx context.Context, c service.Change, typ string, link domain.Link) error {
+	_, err := l.s.Record(ctx, c.Tx, c.WorkspaceID, typ, nil, l.Object(link))
+	return err
+}

@@ -1,0 +1,194 @@
+package links
+
+import (
+	"context"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/mileusna/useragent"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// The redirect resolves slugs from memory: a slug is read from the database once, then
+// served from the cache until a change of the link (on any replica) drops it, or cacheTTL
+// passes (a bound on staleness should a notification be missed).
+const (
+	cacheTTL     = time.Minute
+	cacheEntries = 100_000
+)
+
+// cached is what the redirect needs of a link (found false: no live link has the slug).
+type cached struct {
+	found    bool
+	link     store.StoredLink
+	target   string // url with the utm parameters
+	ios      string
+	android  string
+	loadedAt time.Time
+	// exhausted is set once a reservation found max_clicks reached.
+	exhausted bool
+}
+
+type slugCache struct {
+	mu sync.RWMutex
+	m  map[string]*cached
+}
+
+func newSlugCache() *slugCache { return &slugCache{m: map[string]*cached{}} }
+
+func (c *slugCache) get(slug string, now time.Time) (*cached, bool) {
+	c.mu.RLock()
+	e, ok := c.m[slug]
+	c.mu.RUnlock()
+	if !ok || now.Sub(e.loadedAt) > cacheTTL {
+		return nil, false
+	}
+	return e, true
+}
+
+func (c *slugCache) put(slug string, e *cached) {
+	c.mu.Lock()
+	if len(c.m) >= cacheEntries {
+		clear(c.m) // rare: a full cache starts over rather than tracking recency on every hit
+	}
+	c.m[slug] = e
+	c.mu.Unlock()
+}
+
+func (c *slugCache) drop(slug string) {
+	c.mu.Lock()
+	delete(c.m, slug)
+	c.mu.Unlock()
+}
+
+func (c *slugCache) markExhausted(slug string) {
+	c.mu.Lock()
+	if e, ok := c.m[slug]; ok {
+		copy := *e
+		copy.exhausted = true
+		c.m[slug] = &copy
+	}
+	c.mu.Unlock()
+}
+
+// resolve returns the cache entry of a slug, loading it on a miss.
+func (l *Links) resolve(ctx context.Context, slug string, now time.Time) (*cached, error) {
+	if e, ok := l.cache.get(slug, now); ok {
+		return e, nil
+	}
+	e := &cached{loadedAt: now}
+	sl, err := l.st.LinkBySlug(ctx, slug)
+	switch {
+	case err == nil:
+		e.found, e.link = true, sl
+		e.target, e.ios, e.android = withUTM(sl.URL, sl.UTM), withUTM(sl.IOSURL, sl.UTM), withUTM(sl.AndroidURL, sl.UTM)
+	case !domain.IsCode(err, domain.CodeNotFound):
+		return nil, err
+	}
+	l.cache.put(slug, e)
+	return e, nil
+}
+
+// withUTM sets the utm_ parameters on a target (replacing ones it has).
+func withUTM(target string, u domain.UTM) string {
+	pairs := u.Pairs()
+	if target == "" || len(pairs) == 0 {
+		return target
+	}
+	p, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	q := p.Query()
+	for _, kv := range pairs {
+		q.Set(kv[0], kv[1])
+	}
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
+// Visit is one request for a short link, as the redirect handler read it.
+type Visit struct {
+	Slug      string
+	Method    string // GET, HEAD or POST (a password form)
+	Password  string // POST only
+	UserAgent string
+	Referrer  string
+	IP        string
+	QR        bool // came through the link's QR code
+}
+
+// Outcome kinds of a visit.
+const (
+	Redirect = iota // Status and Location
+	NotFound        // no such link: a 404 page
+	Gone            // expired or exhausted, without expired_url: a 410 page
+	Password        // a password page (WrongPassword after a failed try)
+)
+
+// Outcome is what the redirect handler answers.
+type Outcome struct {
+	Kind          int
+	Status        int
+	Location      string
+	WrongPassword bool
+	Title         string
+}
+
+// Visit decides where a visitor goes and records the click (without waiting for its write;
+// only a link with max_clicks waits, for the one write that keeps the limit exact).
+func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
+	now := l.s.Clock().Now()
+	e, err := l.resolve(ctx, v.Slug, now)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !e.found {
+		return Outcome{Kind: NotFound}, nil
+	}
+	link := e.link
+	gone := func() Outcome {
+		if link.ExpiredURL != "" {
+			return Outcome{Kind: Redirect, Status: 302, Location: link.ExpiredURL}
+		}
+		return Outcome{Kind: Gone}
+	}
+	if e.exhausted || (link.ExpiresAt != nil && !now.Before(*link.ExpiresAt)) {
+		return gone(), nil
+	}
+	status := link.RedirectStatus
+	if link.PasswordHash != "" {
+		if v.Method != "POST" {
+			return Outcome{Kind: Password, Title: link.Title}, nil
+		}
+		if !service.CheckSecret(link.PasswordHash, v.Password) {
+			return Outcome{Kind: Password, WrongPassword: true, Title: link.Title}, nil
+		}
+		status = 303 // the answer to a form post: the browser GETs the target
+	}
+	ua := useragent.Parse(v.UserAgent)
+	click := l.newClick(link.Link, v, ua, now)
+	if link.MaxClicks != nil && !click.Bot {
+		ok, err := l.st.ReserveClick(ctx, link.ID, now)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if !ok {
+			l.cache.markExhausted(v.Slug)
+			return gone(), nil
+		}
+		click.Counted = true
+	}
+	l.clk.add(click)
+	target := e.target
+	if ua.IsIOS() && e.ios != "" {
+		target = e.ios
+	} else if ua.IsAndroid() && e.android != "" {
+		target = e.android
+	}
+	return Outcome{Kind: Redirect, Status: status, Location: target}, nil
+}

@@ -1,0 +1,382 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// This file stores the short-link surface: links and their clicks. A deleted link keeps its
+// row (deleted_at) to hold its slug; every read but SlugHolder skips such rows.
+
+type linkRow struct {
+	ID             string     `db:"id"`
+	WorkspaceID    string     `db:"workspace_id"`
+	Slug           string     `db:"slug"`
+	URL            string     `db:"url"`
+	Title          string     `db:"title"`
+	Tags           string     `db:"tags"`
+	ExpiresAt      *time.Time `db:"expires_at"`
+	ExpiredURL     string     `db:"expired_url"`
+	MaxClicks      *int64     `db:"max_clicks"`
+	PasswordHash   string     `db:"password_hash"`
+	RedirectStatus int        `db:"redirect_status"`
+	Metadata       string     `db:"metadata"`
+	ExternalID     *string    `db:"external_id"`
+	UTM            string     `db:"utm"`
+	IOSURL         string     `db:"ios_url"`
+	AndroidURL     string     `db:"android_url"`
+	Archived       bool       `db:"archived"`
+	Clicks         int64      `db:"clicks"`
+	LastClickedAt  *time.Time `db:"last_clicked_at"`
+	DeletedAt      *time.Time `db:"deleted_at"`
+	CreatedAt      time.Time  `db:"created_at"`
+	UpdatedAt      time.Time  `db:"updated_at"`
+}
+
+const linkCols = `id, workspace_id, slug, url, title, tags, expires_at, expired_url, max_clicks, password_hash,
+	redirect_status, metadata, external_id, utm, ios_url, android_url, archived, clicks, last_clicked_at, deleted_at,
+	created_at, updated_at`
+
+// StoredLink is a link with its password hash and deletion time.
+type StoredLink struct {
+	domain.Link
+	PasswordHash string
+	DeletedAt    *time.Time
+}
+
+func (r linkRow) link() (StoredLink, error) {
+	l := domain.Link{ID: r.ID, WorkspaceID: r.WorkspaceID, Slug: r.Slug, URL: r.URL, Title: r.Title,
+		ExpiresAt: utcPtr(r.ExpiresAt), ExpiredURL: r.ExpiredURL, MaxClicks: r.MaxClicks, HasPassword: r.PasswordHash != "",
+		RedirectStatus: r.RedirectStatus, Metadata: json.RawMessage(r.Metadata), IOSURL: r.IOSURL, AndroidURL: r.AndroidURL,
+		Archived: r.Archived, Clicks: r.Clicks, LastClickedAt: utcPtr(r.LastClickedAt), CreatedAt: r.CreatedAt.UTC(),
+		UpdatedAt: r.UpdatedAt.UTC()}
+	if r.ExternalID != nil {
+		l.ExternalID = *r.ExternalID
+	}
+	if err := json.Unmarshal([]byte(r.Tags), &l.Tags); err != nil {
+		return StoredLink{}, domain.Internal(err)
+	}
+	if err := json.Unmarshal([]byte(r.UTM), &l.UTM); err != nil {
+		return StoredLink{}, domain.Internal(err)
+	}
+	return StoredLink{Link: l, PasswordHash: r.PasswordHash, DeletedAt: utcPtr(r.DeletedAt)}, nil
+}
+
+func linksOf(rows []linkRow) ([]StoredLink, error) {
+	out := make([]StoredLink, 0, len(rows))
+	for _, r := range rows {
+		l, err := r.link()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// linkArgs are the columns after id and workspace_id, in linkCols order.
+func linkArgs(l StoredLink) []any {
+	tags, _ := json.Marshal(l.Tags)
+	if l.Tags == nil {
+		tags = []byte("[]")
+	}
+	utm, _ := json.Marshal(l.UTM)
+	meta := string(l.Metadata)
+	if meta == "" {
+		meta = "{}"
+	}
+	var ext *string
+	if l.ExternalID != "" {
+		ext = &l.ExternalID
+	}
+	return []any{l.Slug, l.URL, l.Title, string(tags), utcPtr(l.ExpiresAt), l.ExpiredURL, l.MaxClicks, l.PasswordHash,
+		l.RedirectStatus, meta, ext, string(utm), l.IOSURL, l.AndroidURL, l.Archived, l.Clicks, utcPtr(l.LastClickedAt),
+		utcPtr(l.DeletedAt), l.CreatedAt.UTC(), l.UpdatedAt.UTC()}
+}
+
+// InsertLink stores a new link; a slug or external id taken meanwhile makes inserted false.
+func (t *Tx) InsertLink(ctx context.Context, l StoredLink) (inserted bool, err error) {
+	res, err := t.exec(ctx, `INSERT INTO links (`+linkCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, append([]any{l.ID, l.WorkspaceID}, linkArgs(l)...)...)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// SaveLink writes a link's fields back (clicks and last_clicked_at are the click writer's).
+func (t *Tx) SaveLink(ctx context.Context, l StoredLink) error {
+	a := linkArgs(l)
+	return t.execOne(ctx, "link", `UPDATE links SET slug = ?, url = ?, title = ?, tags = ?, expires_at = ?, expired_url = ?,
+		max_clicks = ?, password_hash = ?, redirect_status = ?, metadata = ?, external_id = ?, utm = ?, ios_url = ?,
+		android_url = ?, archived = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,
+		append(append([]any{}, a[:15]...), a[19], l.ID)...)
+}
+
+// Link finds a link of a workspace.
+func (q q) Link(ctx context.Context, workspaceID, id string) (StoredLink, error) {
+	return q.oneLink(ctx, `workspace_id = ? AND id = ?`, workspaceID, id)
+}
+
+// LinkByExternalID finds a link of a workspace by the caller's own id for it.
+func (q q) LinkByExternalID(ctx context.Context, workspaceID, externalID string) (StoredLink, error) {
+	return q.oneLink(ctx, `workspace_id = ? AND external_id = ?`, workspaceID, externalID)
+}
+
+// LinkBySlug finds the live link of a slug, in any workspace (the redirect's lookup).
+func (q q) LinkBySlug(ctx context.Context, slug string) (StoredLink, error) {
+	return q.oneLink(ctx, `slug = ?`, slug)
+}
+
+// LockLink finds a link of a workspace and locks its row for the transaction.
+func (t *Tx) LockLink(ctx context.Context, workspaceID, id string) (StoredLink, error) {
+	return t.oneLink(ctx, `workspace_id = ? AND id = ?`+t.forUpdate(), workspaceID, id)
+}
+
+func (q q) oneLink(ctx context.Context, where string, args ...any) (StoredLink, error) {
+	var r linkRow
+	if err := q.get(ctx, &r, `SELECT `+linkCols+` FROM links WHERE deleted_at IS NULL AND `+where, args...); err != nil {
+		return StoredLink{}, notFoundAs(err, "link")
+	}
+	return r.link()
+}
+
+// SlugHolder returns the link that holds a slug, live or deleted (found false when none).
+func (q q) SlugHolder(ctx context.Context, slug string) (StoredLink, bool, error) {
+	var rows []linkRow
+	if err := q.sel(ctx, &rows, `SELECT `+linkCols+` FROM links WHERE slug = ?`, slug); err != nil || len(rows) == 0 {
+		return StoredLink{}, false, err
+	}
+	l, err := rows[0].link()
+	return l, err == nil, err
+}
+
+// PurgeLink removes a deleted link's row (its hold on the slug has lapsed).
+func (t *Tx) PurgeLink(ctx context.Context, id string) error {
+	_, err := t.exec(ctx, `DELETE FROM links WHERE id = ? AND deleted_at IS NOT NULL`, id)
+	return err
+}
+
+// DeleteLink deletes a link and its clicks; the row stays, holding the slug, with its
+// external id released.
+func (t *Tx) DeleteLink(ctx context.Context, id string, now time.Time) error {
+	if err := t.execOne(ctx, "link", `UPDATE links SET deleted_at = ?, external_id = NULL, updated_at = ?
+		WHERE id = ? AND deleted_at IS NULL`, now.UTC(), now.UTC(), id); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `DELETE FROM link_clicks WHERE link_id = ?`, id)
+	return err
+}
+
+// Links lists a workspace's live links, newest first or most clicked first, up to limit,
+// after the link with id before (a cursor).
+func (q q) Links(ctx context.Context, workspaceID string, f domain.LinkFilter, before string, limit int) ([]StoredLink, error) {
+	where, args := []string{"workspace_id = ?", "deleted_at IS NULL"}, []any{workspaceID}
+	add := func(cond string, v ...any) { where, args = append(where, cond), append(args, v...) }
+	if f.Search != "" {
+		like := "%" + likeEscape(strings.ToLower(f.Search)) + "%"
+		add(`(lower(slug) LIKE ? ESCAPE '\' OR lower(url) LIKE ? ESCAPE '\' OR lower(title) LIKE ? ESCAPE '\')`, like, like, like)
+	}
+	if f.Tag != "" {
+		tag, _ := json.Marshal(f.Tag)
+		add(`tags LIKE ? ESCAPE '\'`, "%"+likeEscape(string(tag))+"%")
+	}
+	if f.Archived != nil {
+		add("archived = ?", *f.Archived)
+	}
+	if f.Since != nil {
+		add("created_at >= ?", f.Since.UTC())
+	}
+	if f.Until != nil {
+		add("created_at < ?", f.Until.UTC())
+	}
+	order := "id DESC"
+	if f.Sort == "clicks" {
+		order = "clicks DESC, id DESC"
+		if before != "" {
+			add(`(clicks < (SELECT clicks FROM links WHERE id = ?) OR (clicks = (SELECT clicks FROM links WHERE id = ?) AND id < ?))`,
+				before, before, before)
+		}
+	} else if before != "" {
+		add("id < ?", before)
+	}
+	var rows []linkRow
+	err := q.sel(ctx, &rows, `SELECT `+linkCols+` FROM links WHERE `+strings.Join(where, " AND ")+` ORDER BY `+order+` LIMIT ?`,
+		append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	return linksOf(rows)
+}
+
+// likeEscape escapes LIKE's wildcards in s (the escape character is a backslash).
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// LinksByID reads live links by id.
+func (q q) LinksByID(ctx context.Context, ids []string) (map[string]StoredLink, error) {
+	out := make(map[string]StoredLink, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []linkRow
+	if err := q.sel(ctx, &rows, `SELECT `+linkCols+` FROM links WHERE deleted_at IS NULL AND id IN (?`+
+		strings.Repeat(", ?", len(ids)-1)+`)`, anys(ids)...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		l, err := r.link()
+		if err != nil {
+			return nil, err
+		}
+		out[l.ID] = l
+	}
+	return out, nil
+}
+
+// ReserveClick counts one click of a link with max_clicks, unless that would pass the
+// limit: the one write the redirect waits for, because exactness across replicas needs it.
+func (q q) ReserveClick(ctx context.Context, id string, at time.Time) (bool, error) {
+	res, err := q.exec(ctx, `UPDATE links SET clicks = clicks + 1, last_clicked_at = ?
+		WHERE id = ? AND deleted_at IS NULL AND (max_clicks IS NULL OR clicks < max_clicks)`, at.UTC(), id)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// clickCols are link_clicks' columns in clickArgs order.
+const clickCols = `id, workspace_id, link_id, at, referrer, referrer_host, browser, browser_version, os, device, country,
+	bot, bot_reason, qr, visitor`
+
+type clickRow struct {
+	ID             string    `db:"id"`
+	WorkspaceID    string    `db:"workspace_id"`
+	LinkID         string    `db:"link_id"`
+	At             time.Time `db:"at"`
+	Referrer       string    `db:"referrer"`
+	ReferrerHost   string    `db:"referrer_host"`
+	Browser        string    `db:"browser"`
+	BrowserVersion string    `db:"browser_version"`
+	OS             string    `db:"os"`
+	Device         string    `db:"device"`
+	Country        string    `db:"country"`
+	Bot            bool      `db:"bot"`
+	BotReason      string    `db:"bot_reason"`
+	QR             bool      `db:"qr"`
+	Visitor        string    `db:"visitor"`
+}
+
+func (r clickRow) click() domain.Click {
+	return domain.Click{ID: r.ID, WorkspaceID: r.WorkspaceID, LinkID: r.LinkID, At: r.At.UTC(), Referrer: r.Referrer,
+		ReferrerHost: r.ReferrerHost, Browser: r.Browser, BrowserVersion: r.BrowserVersion, OS: r.OS, Device: r.Device,
+		Country: r.Country, Bot: r.Bot, BotReason: r.BotReason, QR: r.QR, Visitor: r.Visitor}
+}
+
+// InsertClicks stores clicks in multi-row statements.
+func (t *Tx) InsertClicks(ctx context.Context, cs []domain.Click) error {
+	const perStatement = 200 // 15 parameters each: well under SQLite's and PostgreSQL's limits
+	for len(cs) > 0 {
+		n := min(len(cs), perStatement)
+		args := make([]any, 0, n*15)
+		for _, c := range cs[:n] {
+			args = append(args, c.ID, c.WorkspaceID, c.LinkID, c.At.UTC(), c.Referrer, c.ReferrerHost, c.Browser,
+				c.BrowserVersion, c.OS, c.Device, c.Country, c.Bot, c.BotReason, c.QR, c.Visitor)
+		}
+		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
+		if _, err := t.exec(ctx, `INSERT INTO link_clicks (`+clickCols+`) VALUES `+values+` ON CONFLICT DO NOTHING`, args...); err != nil {
+			return err
+		}
+		cs = cs[n:]
+	}
+	return nil
+}
+
+// AddLinkClicks adds n counted clicks to a link and moves its last click time forward.
+func (t *Tx) AddLinkClicks(ctx context.Context, id string, n int64, last time.Time) error {
+	_, err := t.exec(ctx, `UPDATE links SET clicks = clicks + ?,
+		last_clicked_at = CASE WHEN last_clicked_at IS NULL OR last_clicked_at < ? THEN ? ELSE last_clicked_at END
+		WHERE id = ?`, n, last.UTC(), last.UTC(), id)
+	return err
+}
+
+// Clicks lists a link's clicks, newest first, up to limit, after the click with id before.
+func (q q) Clicks(ctx context.Context, linkID string, bots bool, before string, limit int) ([]domain.Click, error) {
+	where, args := "link_id = ?", []any{linkID}
+	if !bots {
+		where += " AND bot = ?"
+		args = append(args, false)
+	}
+	if before != "" {
+		where += " AND id < ?"
+		args = append(args, before)
+	}
+	var rows []clickRow
+	if err := q.sel(ctx, &rows, `SELECT `+clickCols+` FROM link_clicks WHERE `+where+` ORDER BY id DESC LIMIT ?`,
+		append(args, limit)...); err != nil {
+		return nil, err
+	}
+	out := make([]domain.Click, len(rows))
+	for i, r := range rows {
+		out[i] = r.click()
+	}
+	return out, nil
+}
+
+// ClickCount is the clicks and unique visitors of one value of a dimension.
+type ClickCount struct {
+	Value   string `db:"value"`
+	Clicks  int64  `db:"clicks"`
+	Uniques int64  `db:"uniques"`
+}
+
+// ClickCounts groups a link's clicks in [from, to) by a dimension: a column of link_clicks,
+// or "day" or "hour" (the UTC start of the period, as "2006-01-02" or "2006-01-02 15").
+// Uniques count distinct visitors per day (the visitor hash changes daily).
+func (q q) ClickCounts(ctx context.Context, linkID string, from, to time.Time, bots bool, by string) ([]ClickCount, error) {
+	period := map[string]string{"day": "10", "hour": "13"} // characters of "2006-01-02 15" kept
+	pgPeriod := map[string]string{"day": "YYYY-MM-DD", "hour": "YYYY-MM-DD HH24"}
+	truncate := func(p string) string {
+		if q.s.dialect == Postgres {
+			return `to_char(at AT TIME ZONE 'UTC', '` + pgPeriod[p] + `')`
+		}
+		return "substr(at, 1, " + period[p] + ")"
+	}
+	var expr string
+	switch by {
+	case "day", "hour":
+		expr = truncate(by)
+	case "referrer_host", "country", "device", "browser", "os":
+		expr = by
+	case "total":
+		expr = "''"
+	default:
+		return nil, domain.Internal(errors.New("no click dimension " + by))
+	}
+	day := truncate("day")
+	where, args := "link_id = ? AND at >= ? AND at < ?", []any{linkID, from.UTC(), to.UTC()}
+	if !bots {
+		where += " AND bot = ?"
+		args = append(args, false)
+	}
+	var rows []ClickCount
+	err := q.sel(ctx, &rows, `SELECT `+expr+` AS value, COUNT(*) AS clicks, COUNT(DISTINCT `+day+` || visitor) AS uniques
+		FROM link_clicks WHERE `+where+` GROUP BY `+expr+` ORDER BY clicks DESC, value LIMIT 1000`, args...)
+	return rows, err
+}
+
+// CountBotClicks counts a link's bot clicks in [from, to).
+func (q q) CountBotClicks(ctx context.Context, linkID string, from, to time.Time) (int64, error) {
+	var n int64
+	err := q.get(ctx, &n, `SELECT COUNT(*) FROM link_clicks WHERE link_id = ? AND at >= ? AND at < ? AND bot = ?`,
+		linkID, from.UTC(), to.UTC(), true)
+	return n, err
+}
