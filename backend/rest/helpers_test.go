@@ -23,8 +23,10 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
+	"github.com/switchboard-dev/switchboard/backend/shortlink"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
 )
@@ -64,6 +66,7 @@ type env struct {
 	router *mux.Router
 	doc    *openapi3.T
 	owner  servicetest.Owner
+	links  *links.Links
 }
 
 // eachDialect runs fn against SQLite and PostgreSQL.
@@ -100,13 +103,19 @@ func newEnvOn(t *testing.T, svc *service.Service, st *store.Store, clock *testCl
 		// (messaging tests start one, messaging_test.go).
 		opts.Messaging = messaging.New(svc, channels.NewRegistry(sandbox.New()))
 	}
+	if opts.Links == nil {
+		opts.Links = links.New(svc, links.Config{ShortBase: baseURL + "/l"})
+		opts.Links.Start()
+		t.Cleanup(opts.Links.Close)
+	}
 	h, router := rest.NewWithRouter(svc, opts)
 	app := http.NewServeMux() // mounted as the app mounts it
 	app.Handle(rest.Prefix+"/", httpx.RequestID(h))
+	app.Handle("/l/", shortlink.Handler(opts.Links, "/l/", svc.Logger()))
 	srv := httptest.NewServer(app)
 	t.Cleanup(srv.Close)
 
-	e := &env{t: t, svc: svc, store: st, clock: clock, srv: srv, router: router}
+	e := &env{t: t, svc: svc, store: st, clock: clock, srv: srv, router: router, links: opts.Links}
 	e.doc = loadDocument(t, srv.URL)
 	e.client = &http.Client{Transport: &validatingTransport{t: t, env: e, base: http.DefaultTransport}}
 	e.owner = servicetest.NewOwner(t, svc)

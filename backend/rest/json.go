@@ -157,7 +157,8 @@ func decodeError(err error) error {
 		if typeErr.Field == "" {
 			return domain.Invalid("", "the request body must be a JSON object")
 		}
-		return domain.Invalid(typeErr.Field, "%s must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+		field := jsonPath(typeErr.Field)
+		return domain.Invalid(field, "%s must be %s", field, jsonKind(typeErr.Type.Kind().String()))
 	case errors.Is(err, io.EOF):
 		return domain.Invalid("", "the request body is empty; send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -248,4 +249,19 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// jsonPath drops from a decoder's field path the names of embedded Go structs
+// ("linkFields.expired_url" is the body's "expired_url"): the API's JSON names are
+// snake_case, so a camelCase segment is a Go type's.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != strings.ToLower(p) && p[0] >= 'a' && p[0] <= 'z' {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ".")
 }

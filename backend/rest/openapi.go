@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -228,16 +229,23 @@ func (rt route) operation(schemas *schemaSet) obj {
 	if rt.method == http.MethodPost {
 		okHeaders["Idempotent-Replayed"] = obj{"$ref": "#/components/headers/Idempotent-Replayed"}
 	}
-	schema := schemas.response(rt.serve.response)
-	example := jsonValue(rt.example)
-	if rt.example == nil {
-		example = mustExample(schemas, schema, rt.operationID)
+	var content obj
+	if m, ok := reflect.Zero(rt.serve.response).Interface().(mediaTyper); ok {
+		// A file (a QR code image): its own media type, bytes as the body.
+		content = obj{m.mediaType(): obj{"schema": obj{"type": "string", "contentMediaType": m.mediaType()},
+			"example": "(the " + m.mediaType() + " image's bytes)"}}
+	} else {
+		schema := schemas.response(rt.serve.response)
+		example := jsonValue(rt.example)
+		if rt.example == nil {
+			example = mustExample(schemas, schema, rt.operationID)
+		}
+		content = obj{"application/json": obj{"schema": schema, "example": example}}
 	}
-	responses := obj{strconv.Itoa(rt.status): obj{
-		"description": rt.okText(),
-		"headers":     okHeaders,
-		"content":     obj{"application/json": obj{"schema": schema, "example": example}},
-	}}
+	responses := obj{strconv.Itoa(rt.status): obj{"description": rt.okText(), "headers": okHeaders, "content": content}}
+	if rt.createdToo {
+		responses["201"] = obj{"description": "Created: " + rt.okText(), "headers": okHeaders, "content": content}
+	}
 	if !rt.public {
 		statuses = append(statuses, 401, 403, 429, 500)
 	}

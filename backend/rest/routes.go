@@ -29,6 +29,8 @@ type route struct {
 	// kind can (401, 403, 429, 500 with a key; 400, 413, 415 with a body; 400, 409, 413 for
 	// POST; 400 with query parameters; 404 with path parameters).
 	errors []int
+	// createdToo documents 201 as a second success with the same body (an upsert).
+	createdToo bool
 	// bodyExample and example, when set, replace the examples made from the types' fields:
 	// values of the request and response types.
 	bodyExample, example any
@@ -119,6 +121,7 @@ var tags = []struct{ name, description string }{
 	{"Chats", "An instance's conversations, with one contact or in one group: unread counts, read receipts, archiving."},
 	{"Groups", "Group chats of an instance: create, change subject and members, leave."},
 	{"Contacts", "The people an instance talks with: created when someone writes, editable, with labels and attributes."},
+	{"Links", "Short links: create and share them, redirect visitors at /l/{slug}, and track clicks with stats and QR codes."},
 	{"Webhooks", "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
 	{"Meta", "This description of the API."},
 }
@@ -539,6 +542,7 @@ func (a *api) routes() []route {
 				"remaining retries and is brought forward. A disabled endpoint must be enabled first (409 `webhook_disabled`).",
 		},
 	}
+	routes = append(routes, a.linkRoutes()...)
 	for i := range routes {
 		if routes[i].status == 0 {
 			routes[i].status = http.StatusOK
