@@ -252,13 +252,13 @@ func truncate(s string, n int) string {
 }
 
 // jsonPath drops from a decoder's field path the names of embedded Go structs
-// ("linkFields.expired_url" is the body's "expired_url"): the API's JSON names are
-// snake_case, so a camelCase segment is a Go type's.
+// ("LinkFields.expired_url" is the body's "expired_url"): the API's JSON names are
+// lower-case snake_case, so a segment with a capital is a Go type's.
 func jsonPath(field string) string {
 	parts := strings.Split(field, ".")
 	out := parts[:0]
 	for _, p := range parts {
-		if p != strings.ToLower(p) && p[0] >= 'a' && p[0] <= 'z' {
+		if p != strings.ToLower(p) {
 			continue
 		}
 		out = append(out, p)

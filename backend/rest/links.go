@@ -33,8 +33,8 @@ type linksQuery struct {
 	listQuery
 }
 
-// linkFields are a link's settable fields, shared by create, update and the bulk calls.
-type linkFields struct {
+// LinkFields are a link's settable fields, shared by create, update and the bulk calls.
+type LinkFields struct {
 	Slug           *string     "json:\"slug,omitempty\" minLength:\"3\" maxLength:\"64\" pattern:\"^[A-Za-z0-9_-]+$\" example:\"launch\" doc:\"The path after /l/: 3 to 64 of `A-Z a-z 0-9 _ -`, case-sensitive. Generated (7 characters) when left out.\""
 	Title          *string     `json:"title,omitempty" maxLength:"200" example:"Launch post" doc:"A name for the link."`
 	Tags           *[]string   `json:"tags,omitempty" maxItems:"20" example:"[\"launch\"]" doc:"Up to 20 tags of up to 50 characters."`
@@ -72,7 +72,7 @@ func (o *jsonObject) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (f linkFields) input(url *string) (links.Input, error) {
+func (f LinkFields) input(url *string) (links.Input, error) {
 	in := links.Input{URL: url, Slug: f.Slug, Title: f.Title, Tags: f.Tags, ExpiredURL: f.ExpiredURL,
 		MaxClicks: f.MaxClicks, Password: f.Password, RedirectStatus: f.RedirectStatus, ExternalID: f.ExternalID,
 		IOSURL: f.IOSURL, AndroidURL: f.AndroidURL, Archived: f.Archived}
@@ -98,21 +98,21 @@ func (f linkFields) input(url *string) (links.Input, error) {
 // createLinkRequest is the body of POST /links.
 type createLinkRequest struct {
 	URL string `json:"url" required:"true" maxLength:"2048" example:"https://example.com/blog/launch" doc:"Where the link sends visitors: an http or https URL."`
-	linkFields
+	LinkFields
 }
 
 // updateLinkRequest is the body of PATCH /links/{id}: fields left out are kept.
 type updateLinkRequest struct {
 	linkPath
 	URL *string `json:"url,omitempty" maxLength:"2048" example:"https://example.com/blog/launch-v2" doc:"The new target."`
-	linkFields
+	LinkFields
 }
 
 // upsertLinkRequest is the body of PUT /links/ext_{external_id}.
 type upsertLinkRequest struct {
 	externalPath
 	URL *string `json:"url,omitempty" maxLength:"2048" example:"https://example.com/blog/launch" doc:"The target (required when the link is created)."`
-	linkFields
+	LinkFields
 }
 
 // bulkCreateRequest is the body of POST /links/bulk.
@@ -124,7 +124,7 @@ type bulkCreateRequest struct {
 type bulkUpdateItem struct {
 	ID  string  "json:\"id\" required:\"true\" example:\"lnk_01jr8d0c3b5n7q9s1u3w5y7a9c\" doc:\"The link's id (`lnk_…` or `ext_…`).\""
 	URL *string `json:"url,omitempty" maxLength:"2048" example:"https://example.com/blog/launch-v2" doc:"The new target."`
-	linkFields
+	LinkFields
 }
 
 // bulkUpdateRequest is the body of PATCH /links/bulk.
@@ -156,7 +156,7 @@ type statsQuery struct {
 // qrQuery is the input of GET /links/{id}/qr.png.
 type qrQuery struct {
 	linkPath
-	Size *int `json:"-" query:"size" minimum:"64" maximum:"2048" example:"512" doc:"Width and height in pixels (default 512)."`
+	Size *int `json:"-" query:"size" minimum:"64" maximum:"2048" example:"512" doc:"Width and height in pixels, at most (whole pixels per module, so it may be a little smaller; default 512)."`
 }
 
 // linkBatch is a bulk call's answer: the links in the order given.
@@ -334,7 +334,7 @@ func (a *api) linkRoutes() []route {
 			description: "Creates a short link. Without a `slug` one of 7 characters is generated (no look-alike characters). " +
 				"A slug in use, or held by a link deleted less than 30 days ago, is 409 `slug_taken`; reserved words (`api`, `l`, …) " +
 				"are 400 `slug_reserved`. Honours `Idempotency-Key`.",
-			bodyExample: createLinkRequest{URL: "https://example.com/blog/launch", linkFields: linkFields{Slug: ptr("launch"),
+			bodyExample: createLinkRequest{URL: "https://example.com/blog/launch", LinkFields: LinkFields{Slug: ptr("launch"),
 				Tags: &[]string{"launch"}, UTM: &utmInput{Source: "newsletter", Medium: "email"}}},
 		},
 		{
@@ -352,7 +352,7 @@ func (a *api) linkRoutes() []route {
 			description: "Creates 1 to 100 links in one transaction: all or none. A refusal names the item, as in " +
 				"`param: links[3].url`.",
 			bodyExample: bulkCreateRequest{Links: []createLinkRequest{{URL: "https://example.com/a"}, {URL: "https://example.com/b",
-				linkFields: linkFields{Slug: ptr("bee")}}}},
+				LinkFields: LinkFields{Slug: ptr("bee")}}}},
 		},
 		{
 			method: "PATCH", path: "/api/v1/links/bulk", operationID: "bulkUpdateLinks", serve: callWithBody(a.bulkUpdateLinks),
@@ -361,7 +361,7 @@ func (a *api) linkRoutes() []route {
 			summary:     "Update links in bulk",
 			returns:     "The links, in the order given.",
 			description: "Changes 1 to 100 links in one transaction: all or none. A refusal names the item.",
-			bodyExample: bulkUpdateRequest{Links: []bulkUpdateItem{{ID: "lnk_01jr8d0c3b5n7q9s1u3w5y7a9c", linkFields: linkFields{Archived: ptr(true)}}}},
+			bodyExample: bulkUpdateRequest{Links: []bulkUpdateItem{{ID: "lnk_01jr8d0c3b5n7q9s1u3w5y7a9c", LinkFields: LinkFields{Archived: ptr(true)}}}},
 		},
 		{
 			method: "DELETE", path: "/api/v1/links/bulk", operationID: "bulkDeleteLinks", serve: callWith(a.bulkDeleteLinks),
@@ -378,7 +378,7 @@ func (a *api) linkRoutes() []route {
 			returns: "The link (200 updated, 201 created).",
 			description: "Creates the link with this `external_id`, or updates it when it exists: the way to sync links from your " +
 				"own system without keeping our ids. `url` is required to create.",
-			bodyExample: upsertLinkRequest{URL: ptr("https://example.com/blog/launch"), linkFields: linkFields{Title: ptr("Launch post")}},
+			bodyExample: upsertLinkRequest{URL: ptr("https://example.com/blog/launch"), LinkFields: LinkFields{Title: ptr("Launch post")}},
 		},
 		{
 			method: "GET", path: "/api/v1/links/{id}", operationID: "getLink", serve: callWith(a.getLink),

@@ -79,7 +79,7 @@ var linkNotes = map[reflect.Type]typeNote{
 			"device":          {"The kind of device.", `enum:"desktop,mobile,tablet,bot,unknown"`},
 			"country":         {doc: "ISO 3166 country code (empty without a GeoIP database, or when unknown)."},
 			"bot":             {doc: "Whether the visit was a bot's (left out of counts, stats and webhooks unless asked)."},
-			"bot_reason":      {"Why it was flagged.", `enum:"crawler,link_preview,head_request,empty_user_agent"`},
+			"bot_reason":      {doc: "Why it was flagged: `crawler`, `link_preview`, `head_request` or `empty_user_agent` (null: a person)."},
 			"qr":              {doc: "Whether it came through the link's QR code."},
 		},
 		examples: examplesOf(exampleClick),

@@ -367,9 +367,13 @@ func (q q) ClickCounts(ctx context.Context, linkID string, from, to time.Time, b
 		where += " AND bot = ?"
 		args = append(args, false)
 	}
+	group := ` GROUP BY ` + expr + ` ORDER BY clicks DESC, value LIMIT 1000`
+	if by == "total" {
+		group = "" // PostgreSQL refuses a constant to group by
+	}
 	var rows []ClickCount
 	err := q.sel(ctx, &rows, `SELECT `+expr+` AS value, COUNT(*) AS clicks, COUNT(DISTINCT `+day+` || visitor) AS uniques
-		FROM link_clicks WHERE `+where+` GROUP BY `+expr+` ORDER BY clicks DESC, value LIMIT 1000`, args...)
+		FROM link_clicks WHERE `+where+group, args...)
 	return rows, err
 }
 

@@ -15,8 +15,8 @@ const (
 	MaxStatsHours = 24 * 14
 )
 
-// StatsQuery is the range and grouping of a link's stats; zero From/To mean the last 30
-// days (by day) or the last 24 hours (by hour).
+// StatsQuery is the range and grouping of a link's stats; nil From/To mean the last 30
+// days (by day) or the last 24 hours (by hour), up to the end of the current one.
 type StatsQuery struct {
 	From, To    *time.Time
 	Interval    string // "day" (default) or "hour"
@@ -43,8 +43,9 @@ func (l *Links) Stats(ctx context.Context, a service.Actor, id string, q StatsQu
 	default:
 		return domain.LinkStats{}, domain.Invalid("interval", "interval is day or hour")
 	}
-	now := l.s.Clock().Now().UTC()
-	to := now
+	// By default the range ends with the current day (or hour), so the series' last step
+	// is the one under way.
+	to := l.s.Clock().Now().UTC().Truncate(step).Add(step)
 	if q.To != nil {
 		to = q.To.UTC()
 	}

@@ -1,0 +1,477 @@
+package rest_test
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/makiuchi-d/gozxing"
+	qrreader "github.com/makiuchi-d/gozxing/qrcode"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+const (
+	chromeUA  = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	iphoneUA  = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+	slackUA   = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
+	googleBot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+)
+
+func init() {
+	// The QR responses are images: their bodies are checked as files.
+	openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("image/svg+xml", openapi3filter.FileBodyDecoder)
+}
+
+// visit requests a short link as a browser would, without following the redirect.
+// headers are name, value pairs; form, when set, is posted as a form.
+func (e *env) visit(t *testing.T, method, path, ua string, form url.Values, headers ...string) (*http.Response, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, e.srv.URL+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	req.Header.Set("User-Agent", ua)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// flushClicks writes the buffered clicks now (the writer does every 250 ms).
+func (e *env) flushClicks(t *testing.T) {
+	t.Helper()
+	if err := e.links.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLinksCRUD(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+
+		created := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/launch", "slug": "Launch",
+			"title": "Launch post", "tags": []string{"launch", "q4", "launch"}, "password": "open sesame",
+			"metadata": map[string]any{"campaign": "q4"}, "utm": map[string]any{"source": "news"}}).want(t, http.StatusCreated).json(t)
+		if created["short_url"] != baseURL+"/l/Launch" || created["redirect_status"] != float64(302) ||
+			created["password_protected"] != true || len(created["tags"].([]any)) != 2 || created["clicks"] != float64(0) {
+			t.Fatalf("created %v", created)
+		}
+		if _, ok := created["password"]; ok {
+			t.Fatal("the password must never be returned")
+		}
+		id := created["id"].(string)
+
+		// A generated slug: 7 characters without look-alikes.
+		gen := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/b"}).want(t, http.StatusCreated).json(t)
+		if s := gen["slug"].(string); len(s) != 7 || strings.ContainsAny(s, "0Oo1lI") {
+			t.Fatalf("generated slug %q", s)
+		}
+
+		// Refusals name the field and store nothing.
+		for _, c := range []struct {
+			body        map[string]any
+			status      int
+			code, param string
+		}{
+			{map[string]any{"url": "https://example.com", "slug": "Launch"}, 409, "slug_taken", "slug"},
+			{map[string]any{"url": "https://example.com", "slug": "launch"}, 201, "", ""}, // case-sensitive
+			{map[string]any{"url": "https://example.com", "slug": "API"}, 400, "slug_reserved", "slug"},
+			{map[string]any{"url": "https://example.com", "slug": "a/b"}, 400, "validation_failed", "slug"},
+			{map[string]any{"url": "https://example.com", "slug": "ab"}, 400, "validation_failed", "slug"},
+			{map[string]any{"url": "javascript:alert(1)"}, 400, "validation_failed", "url"},
+			{map[string]any{"url": "data:text/html,<b>x</b>"}, 400, "validation_failed", "url"},
+			{map[string]any{"url": "ftp://example.com/x"}, 400, "validation_failed", "url"},
+			{map[string]any{"url": "https://example.com/" + strings.Repeat("x", 2048)}, 400, "validation_failed", "url"},
+			{map[string]any{"url": "https://example.com", "redirect_status": 303}, 400, "validation_failed", "redirect_status"},
+			{map[string]any{"url": "https://example.com", "max_clicks": -1}, 400, "validation_failed", "max_clicks"},
+			{map[string]any{"url": "https://example.com", "expires_at": "2001-01-01T00:00:00Z"}, 400, "validation_failed", "expires_at"},
+			{map[string]any{"url": "https://example.com", "expires_at": "tomorrow"}, 400, "validation_failed", "expires_at"},
+			{map[string]any{"url": "https://example.com", "ios_url": "itms://x"}, 400, "validation_failed", "ios_url"},
+		} {
+			res := e.do("POST", "/api/v1/links", secret, c.body)
+			if c.status == 201 {
+				res.want(t, 201)
+				continue
+			}
+			if got := res.wantError(t, c.status, c.code); got["param"] != c.param {
+				t.Errorf("%v: param %v, want %s", c.body, got["param"], c.param)
+			}
+		}
+		list := e.do("GET", "/api/v1/links?limit=100", secret, nil).want(t, 200).json(t)
+		if n := len(list["data"].([]any)); n != 3 {
+			t.Fatalf("%d links after the refusals, want 3", n)
+		}
+
+		// By id and by external id; PUT ext_ creates (201), then updates (200).
+		e.do("GET", "/api/v1/links/"+id, secret, nil).want(t, 200)
+		up := e.do("PUT", "/api/v1/links/ext_post-1", secret, map[string]any{"url": "https://example.com/post-1"}).want(t, 201).json(t)
+		if up["external_id"] != "post-1" {
+			t.Fatalf("upsert %v", up)
+		}
+		again := e.do("PUT", "/api/v1/links/ext_post-1", secret, map[string]any{"title": "Post 1"}).want(t, 200).json(t)
+		if again["id"] != up["id"] || again["title"] != "Post 1" || again["url"] != "https://example.com/post-1" {
+			t.Fatalf("second upsert %v", again)
+		}
+		e.do("GET", "/api/v1/links/ext_post-1", secret, nil).want(t, 200)
+		e.do("PUT", "/api/v1/links/ext_post-2", secret, map[string]any{"title": "no url"}).wantError(t, 400, "validation_failed")
+
+		// Update: fields left out are kept; clearing with empty values.
+		patched := e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"url": "https://example.com/v2", "password": ""}).
+			want(t, 200).json(t)
+		if patched["url"] != "https://example.com/v2" || patched["password_protected"] != false || patched["title"] != "Launch post" {
+			t.Fatalf("patched %v", patched)
+		}
+
+		// Search, tag and sort; each list records link.listed with the query, not the links.
+		found := e.do("GET", "/api/v1/links?search=LAUNCH&tag=q4", secret, nil).want(t, 200).json(t)
+		if data := found["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id {
+			t.Fatalf("search: %v", found)
+		}
+		e.do("GET", "/api/v1/links?sort=clicks&limit=1", secret, nil).want(t, 200)
+		e.do("GET", "/api/v1/links?sort=name", secret, nil).wantError(t, 400, "validation_failed")
+		events := e.do("GET", "/api/v1/events?type=link.listed&limit=1", secret, nil).want(t, 200).json(t)
+		ev := events["data"].([]any)[0].(map[string]any)["data"].(map[string]any)
+		if ev["count"] != float64(1) || ev["query"].(map[string]any)["sort"] != "clicks" {
+			t.Fatalf("link.listed %v", ev)
+		}
+
+		// Delete: gone, and the slug stays taken for 30 days.
+		e.do("DELETE", "/api/v1/links/"+id, secret, nil).want(t, 200)
+		e.do("GET", "/api/v1/links/"+id, secret, nil).wantError(t, 404, "not_found")
+		e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://elsewhere.example", "slug": "Launch"}).wantError(t, 409, "slug_taken")
+		e.clock.Advance(31 * 24 * time.Hour)
+		e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://elsewhere.example", "slug": "Launch"}).want(t, 201)
+	})
+}
+
+func TestLinksBulk(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeLinksRead, domain.ScopeLinksWrite)
+
+		// All or none: one bad item refuses the call, naming it.
+		bad := e.do("POST", "/api/v1/links/bulk", secret, map[string]any{"links": []any{
+			map[string]any{"url": "https://example.com/1", "slug": "one"},
+			map[string]any{"url": "javascript:void(0)"},
+		}}).wantError(t, 400, "validation_failed")
+		if bad["param"] != "links[1].url" {
+			t.Fatalf("bulk refusal param %v", bad["param"])
+		}
+		if n := len(e.do("GET", "/api/v1/links", secret, nil).json(t)["data"].([]any)); n != 0 {
+			t.Fatalf("%d links stored by a refused bulk call", n)
+		}
+		ok := e.do("POST", "/api/v1/links/bulk", secret, map[string]any{"links": []any{
+			map[string]any{"url": "https://example.com/1", "slug": "one"},
+			map[string]any{"url": "https://example.com/2", "slug": "two"},
+		}}).want(t, 201).json(t)
+		data := ok["data"].([]any)
+		if len(data) != 2 || data[1].(map[string]any)["slug"] != "two" {
+			t.Fatalf("bulk create %v", ok)
+		}
+		one, two := data[0].(map[string]any)["id"].(string), data[1].(map[string]any)["id"].(string)
+		e.do("PATCH", "/api/v1/links/bulk", secret, map[string]any{"links": []any{
+			map[string]any{"id": one, "archived": true}, map[string]any{"id": "lnk_01jr8d0c3b5n7q9s1u3w5y7a9c", "archived": true},
+		}}).wantError(t, 404, "not_found")
+		e.do("PATCH", "/api/v1/links/bulk", secret, map[string]any{"links": []any{
+			map[string]any{"id": one, "archived": true}, map[string]any{"id": two, "tags": []string{"x"}},
+		}}).want(t, 200)
+		archived := e.do("GET", "/api/v1/links?archived=true", secret, nil).want(t, 200).json(t)["data"].([]any)
+		if len(archived) != 1 || archived[0].(map[string]any)["id"] != one {
+			t.Fatalf("archived %v", archived)
+		}
+		e.do("DELETE", "/api/v1/links/bulk?ids="+one+","+two, secret, nil).want(t, 200)
+		if n := len(e.do("GET", "/api/v1/links", secret, nil).json(t)["data"].([]any)); n != 0 {
+			t.Fatalf("%d links after the bulk delete", n)
+		}
+		tooMany := make([]any, 101)
+		for i := range tooMany {
+			tooMany[i] = map[string]any{"url": "https://example.com"}
+		}
+		e.do("POST", "/api/v1/links/bulk", secret, map[string]any{"links": tooMany}).wantError(t, 400, "validation_failed")
+	})
+}
+
+// Another workspace's links are not found; a key without the scope is refused.
+func TestLinksIsolationAndScopes(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	link := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "mine"}).want(t, 201).json(t)
+	id := link["id"].(string)
+
+	other := servicetest.NewOwner(t, e.svc)
+	_, otherSecret := other.NewKey(t, e.svc, domain.ScopeAll)
+	for _, p := range []string{"", "/clicks", "/stats", "/qr.png", "/qr.svg"} {
+		e.do("GET", "/api/v1/links/"+id+p, otherSecret, nil).wantError(t, 404, "not_found")
+	}
+	e.do("PATCH", "/api/v1/links/"+id, otherSecret, map[string]any{"url": "https://evil.example"}).wantError(t, 404, "not_found")
+	e.do("DELETE", "/api/v1/links/"+id, otherSecret, nil).wantError(t, 404, "not_found")
+	if data := e.do("GET", "/api/v1/links", otherSecret, nil).json(t)["data"].([]any); len(data) != 0 {
+		t.Fatalf("the other workspace lists %v", data)
+	}
+
+	_, readOnly := e.owner.NewKey(t, e.svc, domain.ScopeLinksRead)
+	e.do("POST", "/api/v1/links", readOnly, map[string]any{"url": "https://example.com"}).wantError(t, 403, "insufficient_scope")
+	e.do("PATCH", "/api/v1/links/"+id, readOnly, map[string]any{"title": "x"}).wantError(t, 403, "insufficient_scope")
+	e.do("DELETE", "/api/v1/links/"+id, readOnly, nil).wantError(t, 403, "insufficient_scope")
+	e.do("POST", "/api/v1/links/bulk", readOnly, map[string]any{"links": []any{map[string]any{"url": "https://example.com"}}}).
+		wantError(t, 403, "insufficient_scope")
+	_, noLinks := e.owner.NewKey(t, e.svc, domain.ScopeMessagesRead)
+	for _, p := range []string{"/api/v1/links", "/api/v1/links/" + id, "/api/v1/links/" + id + "/clicks",
+		"/api/v1/links/" + id + "/stats", "/api/v1/links/" + id + "/qr.png"} {
+		e.do("GET", p, noLinks, nil).wantError(t, 403, "insufficient_scope")
+	}
+}
+
+func TestRedirect(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		link := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/post?ref=x", "slug": "post",
+			"utm": map[string]any{"source": "news", "medium": "email"}, "ios_url": "https://apps.apple.com/app/id1",
+			"metadata": map[string]any{"campaign": "q4"}}).want(t, 201).json(t)
+		id := link["id"].(string)
+
+		res, _ := e.visit(t, "GET", "/l/post", chromeUA, nil, "Referer", "https://news.example.org/item/1")
+		if res.StatusCode != 302 || res.Header.Get("Location") != "https://example.com/post?ref=x&utm_medium=email&utm_source=news" {
+			t.Fatalf("redirect %d to %q", res.StatusCode, res.Header.Get("Location"))
+		}
+		if res.Header.Get("Cache-Control") != "private, max-age=0" || res.Header.Get("X-Robots-Tag") != "noindex" {
+			t.Fatalf("headers %v", res.Header)
+		}
+		if res, _ := e.visit(t, "GET", "/l/post", iphoneUA, nil); res.Header.Get("Location") != "https://apps.apple.com/app/id1?utm_medium=email&utm_source=news" {
+			t.Fatalf("iOS went to %q", res.Header.Get("Location"))
+		}
+		e.visit(t, "GET", "/l/post?qr=1", chromeUA, nil)
+		// Bots are answered but flagged: HEAD, link previews, crawlers, no user agent.
+		if res, _ := e.visit(t, "HEAD", "/l/post", chromeUA, nil); res.StatusCode != 302 {
+			t.Fatalf("HEAD: %d", res.StatusCode)
+		}
+		e.visit(t, "GET", "/l/post", slackUA, nil)
+		e.visit(t, "GET", "/l/post", googleBot, nil)
+		e.visit(t, "GET", "/l/post", "", nil)
+		if res, body := e.visit(t, "GET", "/l/nope", chromeUA, nil); res.StatusCode != 404 || !strings.Contains(body, "Link not found") {
+			t.Fatalf("unknown slug: %d %s", res.StatusCode, body)
+		}
+		if res, _ := e.visit(t, "GET", "/l/POST", chromeUA, nil); res.StatusCode != 404 {
+			t.Fatalf("slugs are case-sensitive: %d", res.StatusCode)
+		}
+
+		e.flushClicks(t)
+		got := e.do("GET", "/api/v1/links/"+id, secret, nil).want(t, 200).json(t)
+		if got["clicks"] != float64(3) || got["last_clicked_at"] == nil {
+			t.Fatalf("3 people clicked, the link says %v (last %v)", got["clicks"], got["last_clicked_at"])
+		}
+		people := e.do("GET", "/api/v1/links/"+id+"/clicks", secret, nil).want(t, 200).json(t)["data"].([]any)
+		all := e.do("GET", "/api/v1/links/"+id+"/clicks?include_bots=true", secret, nil).want(t, 200).json(t)["data"].([]any)
+		if len(people) != 3 || len(all) != 7 {
+			t.Fatalf("%d clicks, %d with bots; want 3 and 7", len(people), len(all))
+		}
+		reasons := map[string]int{}
+		for _, c := range all {
+			if r, _ := c.(map[string]any)["bot_reason"].(string); r != "" {
+				reasons[r]++
+			}
+		}
+		if reasons["head_request"] != 1 || reasons["link_preview"] != 1 || reasons["crawler"] != 1 || reasons["empty_user_agent"] != 1 {
+			t.Fatalf("bot reasons %v", reasons)
+		}
+		first := people[len(people)-1].(map[string]any) // oldest: the Chrome visit with a referrer
+		if first["browser"] != "Chrome" || first["os"] != "macOS" || first["device"] != "desktop" ||
+			first["referrer_host"] != "news.example.org" || first["qr"] != false {
+			t.Fatalf("first click %v", first)
+		}
+		if newest := people[0].(map[string]any); newest["qr"] != true {
+			t.Fatalf("the QR visit %v", newest)
+		}
+
+		stats := e.do("GET", "/api/v1/links/"+id+"/stats", secret, nil).want(t, 200).json(t)
+		if stats["clicks"] != float64(3) || stats["uniques"] != float64(1) || stats["bots"] != float64(4) ||
+			len(stats["timeseries"].([]any)) < 30 {
+			t.Fatalf("stats %v", stats)
+		}
+		devices := stats["devices"].([]any)
+		if len(devices) != 2 { // desktop twice, mobile once
+			t.Fatalf("devices %v", devices)
+		}
+		refs := stats["referrers"].([]any)
+		if refs[0].(map[string]any)["value"] != "direct" || refs[0].(map[string]any)["clicks"] != float64(2) {
+			t.Fatalf("referrers %v", refs)
+		}
+		hourly := e.do("GET", "/api/v1/links/"+id+"/stats?interval=hour", secret, nil).want(t, 200).json(t)
+		var sum float64
+		for _, b := range hourly["timeseries"].([]any) {
+			sum += b.(map[string]any)["clicks"].(float64)
+		}
+		if sum != 3 {
+			t.Fatalf("hourly series sums to %v", sum)
+		}
+		e.do("GET", "/api/v1/links/"+id+"/stats?interval=week", secret, nil).wantError(t, 400, "validation_failed")
+
+		// Every person's click is a link.clicked event with the click and the link; bots are not.
+		clicked := e.do("GET", "/api/v1/events?type=link.clicked", secret, nil).want(t, 200).json(t)["data"].([]any)
+		if len(clicked) != 3 {
+			t.Fatalf("%d link.clicked events, want 3", len(clicked))
+		}
+		data := clicked[0].(map[string]any)["data"].(map[string]any)
+		if data["click"].(map[string]any)["link_id"] != id || data["link"].(map[string]any)["metadata"].(map[string]any)["campaign"] != "q4" {
+			t.Fatalf("link.clicked data %v", data)
+		}
+
+		// A change applies to the very next visit.
+		e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"url": "https://example.com/new", "utm": map[string]any{},
+			"redirect_status": 301}).want(t, 200)
+		if res, _ := e.visit(t, "GET", "/l/post", chromeUA, nil); res.StatusCode != 301 || res.Header.Get("Location") != "https://example.com/new" {
+			t.Fatalf("after the change: %d %q", res.StatusCode, res.Header.Get("Location"))
+		}
+		e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"slug": "renamed"}).want(t, 200)
+		if res, _ := e.visit(t, "GET", "/l/post", chromeUA, nil); res.StatusCode != 404 {
+			t.Fatalf("the old slug after a rename: %d", res.StatusCode)
+		}
+		if res, _ := e.visit(t, "GET", "/l/renamed", chromeUA, nil); res.StatusCode != 301 {
+			t.Fatalf("the new slug: %d", res.StatusCode)
+		}
+		e.do("DELETE", "/api/v1/links/"+id, secret, nil).want(t, 200)
+		if res, _ := e.visit(t, "GET", "/l/renamed", chromeUA, nil); res.StatusCode != 404 {
+			t.Fatalf("a deleted link: %d", res.StatusCode)
+		}
+	})
+}
+
+func TestRedirectExpiryAndPassword(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	soon := e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/a", "slug": "gone", "expires_at": soon}).want(t, 201)
+	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/b", "slug": "moved", "expires_at": soon,
+		"expired_url": "https://example.com/ended"}).want(t, 201)
+	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/secret", "slug": "locked",
+		"password": "open sesame", "title": "Plans"}).want(t, 201)
+
+	if res, _ := e.visit(t, "GET", "/l/gone", chromeUA, nil); res.StatusCode != 302 {
+		t.Fatalf("before expiry: %d", res.StatusCode)
+	}
+	e.clock.Advance(2 * time.Hour)
+	if res, body := e.visit(t, "GET", "/l/gone", chromeUA, nil); res.StatusCode != 410 || !strings.Contains(body, "expired") {
+		t.Fatalf("expired: %d %s", res.StatusCode, body)
+	}
+	if res, _ := e.visit(t, "GET", "/l/moved", chromeUA, nil); res.StatusCode != 302 || res.Header.Get("Location") != "https://example.com/ended" {
+		t.Fatalf("expired with expired_url: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+
+	res, body := e.visit(t, "GET", "/l/locked", chromeUA, nil)
+	if res.StatusCode != 200 || !strings.Contains(body, `name="password"`) || !strings.Contains(body, "Plans") || res.Header.Get("Location") != "" {
+		t.Fatalf("password page: %d %s", res.StatusCode, body)
+	}
+	if res, body := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"guess"}}); res.StatusCode != 401 || !strings.Contains(body, "Wrong password") {
+		t.Fatalf("wrong password: %d", res.StatusCode)
+	}
+	if res, _ := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"open sesame"}}); res.StatusCode != 303 ||
+		res.Header.Get("Location") != "https://example.com/secret" {
+		t.Fatalf("right password: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	e.flushClicks(t)
+	if n := e.do("GET", "/api/v1/links/ext_x", secret, nil); n.StatusCode != 404 {
+		t.Fatalf("ext lookup of nothing: %d", n.StatusCode)
+	}
+}
+
+// max_clicks is exact under concurrency: 500 visitors at once, exactly 100 reach the target.
+func TestMaxClicksExactUnderConcurrency(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		link := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/drop", "slug": "drop",
+			"max_clicks": 100}).want(t, 201).json(t)
+		var mu sync.Mutex
+		statuses := map[int]int{}
+		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
+		for range 500 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				req, _ := http.NewRequest("GET", e.srv.URL+"/l/drop", nil)
+				req.Header.Set("User-Agent", chromeUA)
+				res, err := client.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				mu.Lock()
+				statuses[res.StatusCode]++
+				mu.Unlock()
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		if statuses[302] != 100 || statuses[410] != 400 {
+			t.Fatalf("statuses %v, want exactly 100 redirects and 400 expired", statuses)
+		}
+		e.flushClicks(t)
+		got := e.do("GET", "/api/v1/links/"+link["id"].(string), secret, nil).want(t, 200).json(t)
+		if got["clicks"] != float64(100) {
+			t.Fatalf("clicks %v, want 100", got["clicks"])
+		}
+	})
+}
+
+func TestLinkQRCode(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	id := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "qrc"}).want(t, 201).json(t)["id"].(string)
+	res := e.do("GET", "/api/v1/links/"+id+"/qr.png?size=256", secret, nil).want(t, 200)
+	if res.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("content type %q", res.Header.Get("Content-Type"))
+	}
+	img, err := png.Decode(bytes.NewReader(res.body))
+	if err != nil || img.Bounds().Dx() > 256 || img.Bounds().Dx() < 200 {
+		t.Fatalf("png: %v, %v", err, img.Bounds())
+	}
+	// A phone's scanner reads the short URL, marked as a QR visit.
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned, err := qrreader.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil || scanned.GetText() != baseURL+"/l/qrc?qr=1" {
+		t.Fatalf("scanned %v, %v", scanned, err)
+	}
+	svg := e.do("GET", "/api/v1/links/"+id+"/qr.svg", secret, nil).want(t, 200)
+	if svg.Header.Get("Content-Type") != "image/svg+xml" || !bytes.Contains(svg.body, []byte("<svg")) {
+		t.Fatalf("svg: %s", svg.body)
+	}
+	e.do("GET", "/api/v1/links/"+id+"/qr.png?size=9000", secret, nil).wantError(t, 400, "validation_failed")
+}
