@@ -1,0 +1,107 @@
+package integration
+
+import (
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/store/storetest"
+)
+
+const browserUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+
+type linkObject struct {
+	ID     string `json:"id"`
+	Clicks int    `json:"clicks"`
+}
+
+// visit follows nothing: it returns the redirect's status and Location.
+func visit(t *testing.T, r *replica, slug string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, r.base+"/l/"+slug, nil)
+	req.Header.Set("User-Agent", browserUA)
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode, res.Header.Get("Location")
+}
+
+// A link changed on one replica redirects to its new target on the other at once, though
+// the other had it cached; a link deleted on one is gone on the other. Clicks on both
+// replicas count, and each person's click reaches a signed link.clicked webhook.
+func TestLinkChangedOnOneReplicaRedirectsOnOther(t *testing.T) {
+	db := storetest.URL(t, store.Postgres)
+	a := startReplica(t, "A", db)
+	b := startReplica(t, "B", db)
+	o := signUp(t, a)
+	rc := newHookReceiver(t)
+	var hook webhookCreated
+	a.mustREST(t, o.key, http.MethodPost, "/api/v1/webhooks", map[string]any{"url": rc.URL + "/hook",
+		"event_types": []string{"link.clicked"}}, &hook)
+	rc.setSecret(hook.Secret)
+
+	var l linkObject
+	a.mustREST(t, o.key, http.MethodPost, "/api/v1/links", map[string]any{"url": "https://example.com/v1", "slug": "moving"}, &l)
+	if code, loc := visit(t, b, "moving"); code != 302 || loc != "https://example.com/v1" {
+		t.Fatalf("B before the change: %d %q", code, loc) // B now has the slug cached
+	}
+	a.mustREST(t, o.key, http.MethodPatch, "/api/v1/links/"+l.ID, map[string]any{"url": "https://example.com/v2"}, nil)
+	waitFor(t, 5*time.Second, "B to follow the change made on A", func() bool {
+		_, loc := visit(t, b, "moving")
+		return loc == "https://example.com/v2"
+	})
+	visit(t, a, "moving")
+
+	var got linkObject
+	waitFor(t, 5*time.Second, "the clicks of both replicas to be counted", func() bool {
+		b.mustREST(t, o.key, http.MethodGet, "/api/v1/links/"+l.ID, nil, &got)
+		return got.Clicks >= 3
+	})
+	waitFor(t, 10*time.Second, "a signed link.clicked webhook per click", func() bool {
+		_, byID, _ := rc.snapshot()
+		return len(byID) == got.Clicks
+	})
+	if _, _, bad := rc.snapshot(); len(bad) > 0 {
+		t.Fatalf("signatures rejected: %v", bad)
+	}
+
+	a.mustREST(t, o.key, http.MethodDelete, "/api/v1/links/"+l.ID, nil, nil)
+	waitFor(t, 5*time.Second, "B to forget the link deleted on A", func() bool {
+		code, _ := visit(t, b, "moving")
+		return code == http.StatusNotFound
+	})
+}
+
+// SIGTERM writes the clicks still buffered: none is lost on a clean stop.
+func TestSigtermWritesBufferedClicks(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			db := storetest.URL(t, d)
+			r := startReplica(t, "A", db)
+			o := signUp(t, r)
+			var l linkObject
+			r.mustREST(t, o.key, http.MethodPost, "/api/v1/links", map[string]any{"url": "https://example.com", "slug": "flush"}, &l)
+			const n = 40
+			for range n {
+				if code, _ := visit(t, r, "flush"); code != 302 {
+					t.Fatalf("visit: %d", code)
+				}
+			}
+			if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			<-r.done
+			r2 := startReplica(t, "A2", db)
+			var got linkObject
+			r2.mustREST(t, o.key, http.MethodGet, "/api/v1/links/"+l.ID, nil, &got)
+			if got.Clicks != n {
+				t.Fatalf("%d clicks after a clean stop, want %d", got.Clicks, n)
+			}
+		})
+	}
+}
