@@ -89,6 +89,16 @@ func TestLinksCRUD(t *testing.T) {
 		}
 		id := created["id"].(string)
 
+		// Idempotency-Key: the same call replays the first answer, creating nothing more.
+		first := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/once"}, "Idempotency-Key", "link-once").
+			want(t, http.StatusCreated)
+		replay := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/once"}, "Idempotency-Key", "link-once").
+			want(t, http.StatusCreated)
+		if replay.Header.Get("Idempotent-Replayed") != "true" || replay.json(t)["id"] != first.json(t)["id"] {
+			t.Fatalf("replay %v", replay.Header)
+		}
+		e.do("DELETE", "/api/v1/links/"+first.json(t)["id"].(string), secret, nil).want(t, 200)
+
 		// A generated slug: 7 characters without look-alikes.
 		gen := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/b"}).want(t, http.StatusCreated).json(t)
 		if s := gen["slug"].(string); len(s) != 7 || strings.ContainsAny(s, "0Oo1lI") {
