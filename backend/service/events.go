@@ -27,40 +27,73 @@ const replayLimit = 1000
 // record appends an event in tx, runs the event sinks (webhook enqueueing) in the same tx,
 // and announces it to every replica once the transaction commits.
 func (s *Service) record(ctx context.Context, tx *store.Tx, workspaceID, typ string, instanceID *string, data any) (domain.Event, error) {
-	raw, err := json.Marshal(data)
+	es, err := s.recordAll(ctx, tx, []EventRecord{{WorkspaceID: workspaceID, Type: typ, InstanceID: instanceID, Data: data}})
 	if err != nil {
-		return domain.Event{}, domain.Internal(err)
+		return domain.Event{}, err
 	}
-	e := domain.Event{ID: domain.NewID(domain.PrefixEvent), Type: typ, WorkspaceID: workspaceID,
-		InstanceID: instanceID, Data: raw, Timestamp: s.cfg.Clock.Now()}
-	// Every event must fit a webhook payload, so it is refused here, at the source, with the
-	// change that caused it (the envelope adds well under 1 KB to the data).
-	if len(raw) > domain.MaxEventPayload-1024 {
-		body, err := e.MarshalJSON()
+	return es[0], nil
+}
+
+// EventRecord is one event to record with RecordAll.
+type EventRecord struct {
+	WorkspaceID string
+	Type        string
+	InstanceID  *string
+	Data        any
+}
+
+// RecordAll records events like Record, with one statement for all of them (a batch of
+// changes committed together).
+func (s *Service) RecordAll(ctx context.Context, tx *store.Tx, rs []EventRecord) ([]domain.Event, error) {
+	return s.recordAll(ctx, tx, rs)
+}
+
+func (s *Service) recordAll(ctx context.Context, tx *store.Tx, rs []EventRecord) ([]domain.Event, error) {
+	es := make([]domain.Event, len(rs))
+	now := s.cfg.Clock.Now()
+	for i, r := range rs {
+		raw, err := json.Marshal(r.Data)
 		if err != nil {
-			return e, domain.Internal(err)
+			return nil, domain.Internal(err)
 		}
-		if err := CheckEventSize(len(body)); err != nil {
-			return e, err
+		e := domain.Event{ID: domain.NewID(domain.PrefixEvent), Type: r.Type, WorkspaceID: r.WorkspaceID,
+			InstanceID: r.InstanceID, Data: raw, Timestamp: now}
+		// Every event must fit a webhook payload, so it is refused here, at the source, with
+		// the change that caused it (the envelope adds well under 1 KB to the data).
+		if len(raw) > domain.MaxEventPayload-1024 {
+			body, err := e.MarshalJSON()
+			if err != nil {
+				return nil, domain.Internal(err)
+			}
+			if err := CheckEventSize(len(body)); err != nil {
+				return nil, err
+			}
 		}
+		es[i] = e
 	}
-	if err := tx.InsertEvent(ctx, e); err != nil {
-		return e, err
+	if len(es) == 1 {
+		if err := tx.InsertEvent(ctx, es[0]); err != nil {
+			return nil, err
+		}
+	} else if err := tx.InsertEvents(ctx, es); err != nil {
+		return nil, err
 	}
 	s.sinksMu.RLock()
 	sinks := s.sinks
 	s.sinksMu.RUnlock()
-	for _, sink := range sinks {
-		if err := sink(ctx, tx, e); err != nil {
-			return e, err
+	for _, e := range es {
+		for _, sink := range sinks {
+			if err := sink(ctx, tx, e); err != nil {
+				return nil, err
+			}
 		}
+		payload, err := json.Marshal(notifiedEvent{e.ID, e.Type, e.WorkspaceID, e.InstanceID, e.Timestamp, e.Data})
+		if err != nil || len(payload) > maxNotifyPayload {
+			payload, _ = json.Marshal(notifiedEvent{ID: e.ID})
+		}
+		tx.Announce(channelEvents, string(payload))
 	}
-	payload, err := json.Marshal(notifiedEvent{e.ID, e.Type, e.WorkspaceID, e.InstanceID, e.Timestamp, e.Data})
-	if err != nil || len(payload) > maxNotifyPayload {
-		payload, _ = json.Marshal(notifiedEvent{ID: e.ID})
-	}
-	tx.Announce(channelEvents, string(payload))
-	return e, nil
+	return es, nil
 }
 
 // Record lets sibling services (webhooks, later surfaces) record an event in their own tx.

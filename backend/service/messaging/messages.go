@@ -15,7 +15,10 @@ import (
 )
 
 // Messages sends messages and reads them.
-type Messages struct{ c *core }
+type Messages struct {
+	c     *core
+	batch *sendBatcher // group commit of common sends (sendbatch.go)
+}
 
 // MaxAddressLength bounds addresses (phone numbers, chat ids, group addresses).
 const MaxAddressLength = 128
@@ -44,8 +47,23 @@ func (s *Messages) Send(ctx context.Context, a service.Actor, instanceID string,
 	if in.ReplyTo != "" && !domain.HasPrefix(in.ReplyTo, domain.PrefixMessage) {
 		return domain.Message{}, domain.Invalid("reply_to", "reply_to must be the id of a message of this chat")
 	}
+	if batchable(in, content) {
+		wsID, err := service.RequireWorkspace(a, domain.ScopeMessagesSend)
+		if err != nil {
+			return domain.Message{}, err
+		}
+		if !domain.HasPrefix(instanceID, domain.PrefixInstance) {
+			return domain.Message{}, domain.NotFound("instance")
+		}
+		return s.batch.send(ctx, &pendingSend{a: a, in: in, wsID: wsID, instanceID: instanceID, typ: typ, content: content})
+	}
+	return s.sendOne(ctx, a, instanceID, in, typ, content)
+}
+
+// sendOne stores one send in a transaction of its own (checked content and address).
+func (s *Messages) sendOne(ctx context.Context, a service.Actor, instanceID string, in SendInput, typ string, content domain.Content) (domain.Message, error) {
 	var out domain.Message
-	err = s.c.s.Mutate(ctx, a, domain.ScopeMessagesSend, func(c service.Change) error {
+	err := s.c.s.Mutate(ctx, a, domain.ScopeMessagesSend, func(c service.Change) error {
 		// The instance and, when the address is a group's, the group: one query on the
 		// hot path.
 		if !domain.HasPrefix(instanceID, domain.PrefixInstance) {

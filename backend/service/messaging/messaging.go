@@ -49,7 +49,9 @@ func New(s *service.Service, drivers *channels.Registry) *Messaging {
 			b.Bind(host{c})
 		}
 	}
-	return &Messaging{Instances: &Instances{c}, Messages: &Messages{c}, Chats: &Chats{c}, Groups: &Groups{c},
+	msgs := &Messages{c: c}
+	msgs.batch = &sendBatcher{m: msgs}
+	return &Messaging{Instances: &Instances{c}, Messages: msgs, Chats: &Chats{c}, Groups: &Groups{c},
 		Contacts: &Contacts{c}, c: c}
 }
 

@@ -724,3 +724,102 @@ func TestPairingCodeExpires(t *testing.T) {
 		})
 	}
 }
+
+// Many sends at once (stored in batches) are each stored once, answered with their own
+// message, refused with the same errors as one send alone, and leave every chat pointing at
+// its newest message; sends to a group, to a disconnected instance or to another
+// workspace's instance in the same burst get what they would alone.
+func TestConcurrentSends(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		a := e.connected("A", nil)
+		g, err := e.m.Groups.Create(e.ctx, e.a, a.ID, messaging.CreateGroupInput{Subject: "Burst", Participants: []string{"+15557000001"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := e.m.Instances.Create(e.ctx, e.a, messaging.CreateInstanceInput{Name: "Off"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := servicetest.NewOwner(t, e.svc)
+		theirs, err := e.m.Instances.Create(e.ctx, other.Actor, messaging.CreateInstanceInput{Name: "Theirs"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			kind string
+			m    domain.Message
+			err  error
+		}
+		var sends []func() result
+		for i := range 60 {
+			to := fmt.Sprintf("+155576543%02d", i%6)
+			sends = append(sends, func() result {
+				m, err := e.m.Messages.Send(e.ctx, e.a, a.ID, messaging.SendInput{To: to, ContentInput: messaging.ContentInput{Text: fmt.Sprint(i)}})
+				return result{"ok", m, err}
+			})
+		}
+		for i := range 5 {
+			sends = append(sends,
+				func() result {
+					m, err := e.m.Messages.Send(e.ctx, e.a, a.ID, messaging.SendInput{To: g.Address, ContentInput: messaging.ContentInput{Text: fmt.Sprint("group ", i)}})
+					return result{"group", m, err}
+				},
+				func() result {
+					_, err := e.m.Messages.Send(e.ctx, e.a, off.ID, messaging.SendInput{To: "+15557654300", ContentInput: messaging.ContentInput{Text: "x"}})
+					return result{"off", domain.Message{}, err}
+				},
+				func() result {
+					_, err := e.m.Messages.Send(e.ctx, e.a, theirs.ID, messaging.SendInput{To: "+15557654300", ContentInput: messaging.ContentInput{Text: "x"}})
+					return result{"theirs", domain.Message{}, err}
+				},
+				func() result {
+					_, err := e.m.Messages.Send(e.ctx, e.a, a.ID, messaging.SendInput{To: "+44 20 7946 0000", ContentInput: messaging.ContentInput{Text: "x"}})
+					return result{"bad", domain.Message{}, err}
+				})
+		}
+		q0 := e.st.Queries()
+		results := make([]result, len(sends))
+		var wg sync.WaitGroup
+		for i, f := range sends {
+			wg.Add(1)
+			go func() { defer wg.Done(); results[i] = f() }()
+		}
+		wg.Wait()
+		t.Logf("%d statements for %d sends", e.st.Queries()-q0, len(sends))
+		ids := map[string]bool{}
+		for _, r := range results {
+			switch r.kind {
+			case "ok", "group":
+				if r.err != nil || r.m.Status != domain.MessageQueued || r.m.ChatID == "" || ids[r.m.ID] {
+					t.Fatalf("%s send: %v %+v", r.kind, r.err, r.m)
+				}
+				ids[r.m.ID] = true
+				if got := e.message(a.ID, r.m.ID); got.ChatID != r.m.ChatID || got.Content.Text != r.m.Content.Text {
+					t.Fatalf("stored %+v, answered %+v", got, r.m)
+				}
+			case "off":
+				wantCode(t, r.err, domain.CodeConflict, "instance_not_connected", "")
+			case "theirs":
+				wantCode(t, r.err, domain.CodeNotFound, "", "")
+			case "bad":
+				wantCode(t, r.err, domain.CodeInvalid, "", "to")
+			}
+		}
+		if len(ids) != 65 {
+			t.Fatalf("%d messages stored, want 65", len(ids))
+		}
+		if n := len(e.events(domain.EventMessageQueued)); n != 65 {
+			t.Fatalf("%d message.queued events, want 65", n)
+		}
+		chats, err := e.m.Chats.List(e.ctx, e.a, a.ID, nil, domain.ListParams{Limit: ptr(100)})
+		if err != nil || len(chats.Data) != 7 {
+			t.Fatalf("chats: %v, %d, want 6 people and the group", err, len(chats.Data))
+		}
+		for _, c := range chats.Data {
+			ms := e.messages(a.ID, domain.MessageFilter{ChatID: c.ID, Direction: domain.Outbound})
+			if len(ms) == 0 || c.LastMessage == nil || c.LastMessage.ID != ms[0].ID {
+				t.Fatalf("chat %s: last message %v, newest %v", c.Address, c.LastMessage, ms)
+			}
+		}
+	})
+}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// This file holds the multi-row statements of the messaging service's group commit of
+// sends: a batch of sends costs a few statements, not a few per send.
+
+// values returns "(?, …), (?, …)" for rows of n parameters.
+func values(rows, n int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+	return strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")
+}
+
+// GroupAddresses reports which (instance, address) pairs are groups of the instance, as
+// "instanceID|address" keys.
+func (q q) GroupAddresses(ctx context.Context, instanceIDs, addresses []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(instanceIDs) == 0 || len(addresses) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		InstanceID string `db:"instance_id"`
+		Address    string `db:"address"`
+	}
+	err := q.sel(ctx, &rows, `SELECT instance_id, address FROM chat_groups WHERE instance_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(instanceIDs)), ", ")+`) AND address IN (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(addresses)), ", ")+`)`, append(anys(instanceIDs), anys(addresses)...)...)
+	for _, r := range rows {
+		out[r.InstanceID+"|"+r.Address] = true
+	}
+	return out, err
+}
+
+// ChatLast is a chat to create if missing, with the message that becomes its last.
+type ChatLast struct {
+	Chat      domain.Chat
+	MessageID string
+	At        time.Time
+}
+
+// ChatsWithMessages is ChatWithMessage for many chats (each (instance, address) once) in
+// one statement; it returns the chats' ids by "instanceID|address".
+func (t *Tx) ChatsWithMessages(ctx context.Context, cs []ChatLast) (map[string]string, error) {
+	out := make(map[string]string, len(cs))
+	if len(cs) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(cs)*11)
+	for _, c := range cs {
+		args = append(args, c.Chat.ID, c.Chat.WorkspaceID, c.Chat.InstanceID, c.Chat.Address, c.Chat.Kind, c.Chat.Name,
+			false, c.MessageID, c.At.UTC(), c.Chat.CreatedAt.UTC(), c.At.UTC())
+	}
+	// The same statement as ChatWithMessage's, with unread_count 0 spelled as a parameter-free
+	// literal per row.
+	rowSQL := "(?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)"
+	var rows []struct {
+		ID         string `db:"id"`
+		InstanceID string `db:"instance_id"`
+		Address    string `db:"address"`
+	}
+	err := t.sel(ctx, &rows, `INSERT INTO chats (`+chatCols+`) VALUES `+
+		strings.TrimSuffix(strings.Repeat(rowSQL+", ", len(cs)), ", ")+`
+		ON CONFLICT (instance_id, address) DO UPDATE SET
+			last_message_id = CASE WHEN chats.last_message_id IS NULL OR chats.last_message_id < excluded.last_message_id
+				THEN excluded.last_message_id ELSE chats.last_message_id END,
+			last_message_at = CASE WHEN chats.last_message_id IS NULL OR chats.last_message_id < excluded.last_message_id
+				THEN excluded.last_message_at ELSE chats.last_message_at END,
+			archived = excluded.archived, updated_at = excluded.updated_at
+		RETURNING id, instance_id, address`, args...)
+	for _, r := range rows {
+		out[r.InstanceID+"|"+r.Address] = r.ID
+	}
+	return out, err
+}
+
+// InsertMessages stores new outbound messages in one statement.
+func (t *Tx) InsertMessages(ctx context.Context, ms []domain.Message) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(ms)*22)
+	for _, m := range ms {
+		args = append(args, messageArgs(m)...)
+	}
+	_, err := t.exec(ctx, `INSERT INTO messages (`+messageCols+`) VALUES `+
+		strings.TrimSuffix(strings.Repeat(messageValues+", ", len(ms)), ", "), args...)
+	return err
+}
+
+// InsertEvents appends events in one statement.
+func (t *Tx) InsertEvents(ctx context.Context, es []domain.Event) error {
+	if len(es) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(es)*6)
+	for _, e := range es {
+		args = append(args, e.ID, e.WorkspaceID, e.Type, e.InstanceID, string(e.Data), e.Timestamp)
+	}
+	_, err := t.exec(ctx, `INSERT INTO events (`+eventCols+`) VALUES `+values(len(es), 6), args...)
+	return err
+}
