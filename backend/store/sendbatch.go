@@ -56,9 +56,7 @@ func (t *Tx) ChatsWithMessages(ctx context.Context, cs []ChatLast) (map[string]s
 		args = append(args, c.Chat.ID, c.Chat.WorkspaceID, c.Chat.InstanceID, c.Chat.Address, c.Chat.Kind, c.Chat.Name,
 			false, c.MessageID, c.At.UTC(), c.Chat.CreatedAt.UTC(), c.At.UTC())
 	}
-	// The same statement as ChatWithMessage's, with unread_count 0 spelled as a parameter-free
-	// literal per row.
-	rowSQL := "(?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)"
+	rowSQL := "(?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)" // ChatWithMessage's row
 	var rows []struct {
 		ID         string `db:"id"`
 		InstanceID string `db:"instance_id"`
