@@ -56,6 +56,25 @@ export type Query = {
   group: Maybe<Group>;
   contacts: ContactConnection;
   contact: Maybe<Contact>;
+  /** The address short URLs start with (such as https://example.com/l): shortUrl is it + / + slug. */
+  shortLinkBase: Scalars['String']['output'];
+  /**
+   * The workspace's links, newest first (sort CREATED) or most clicked first (CLICKS).
+   * search matches the slug, URL and title; tag keeps links with that tag; archived, when
+   * given, keeps archived (true) or active (false) links; createdAfter and createdBefore
+   * bound the creation time.
+   */
+  links: LinkConnection;
+  /** A link by id, or by ext_<externalId>. */
+  link: Maybe<Link>;
+  /**
+   * A link's clicks between from and to: totals, a time series with every interval (zeros
+   * included) and breakdowns. Default range: the last 30 days by DAY, the last 24 hours by
+   * HOUR; at most 366 days by DAY, 14 days by HOUR. Bots are left out unless includeBots.
+   */
+  linkStats: LinkStats;
+  /** A link's clicks, newest first (bots left out unless includeBots). */
+  linkClicks: LinkClickConnection;
 };
 
 
@@ -152,6 +171,40 @@ export type QueryContactArgs = {
   id: Scalars['ID']['input'];
 };
 
+
+export type QueryLinksArgs = {
+  search: InputMaybe<Scalars['String']['input']>;
+  tag: InputMaybe<Scalars['String']['input']>;
+  archived: InputMaybe<Scalars['Boolean']['input']>;
+  createdAfter: InputMaybe<Scalars['Time']['input']>;
+  createdBefore: InputMaybe<Scalars['Time']['input']>;
+  sort?: InputMaybe<LinkSort>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryLinkArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryLinkStatsArgs = {
+  id: Scalars['ID']['input'];
+  from: InputMaybe<Scalars['Time']['input']>;
+  to: InputMaybe<Scalars['Time']['input']>;
+  interval?: InputMaybe<StatsInterval>;
+  includeBots?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type QueryLinkClicksArgs = {
+  id: Scalars['ID']['input'];
+  includeBots?: InputMaybe<Scalars['Boolean']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   signUp: AuthPayload;
@@ -208,6 +261,14 @@ export type Mutation = {
   deleteContact: Contact;
   /** Whether each address can be messaged on the instance's channel. */
   checkContacts: Array<Reachability>;
+  /** Creates a link; a slug is generated when none is given. */
+  createLink: Link;
+  /** Changes the fields that are given (see UpdateLinkInput for clearing one). */
+  updateLink: Link;
+  /** Deletes a link and its clicks; its slug stays taken for 30 days. */
+  deleteLink: Link;
+  /** Creates up to 100 links, all or none; an error names the item (links[3].url). */
+  bulkCreateLinks: Array<Link>;
 };
 
 
@@ -395,6 +456,27 @@ export type MutationDeleteContactArgs = {
 export type MutationCheckContactsArgs = {
   instanceId: Scalars['ID']['input'];
   addresses: Array<Scalars['String']['input']>;
+};
+
+
+export type MutationCreateLinkArgs = {
+  input: CreateLinkInput;
+};
+
+
+export type MutationUpdateLinkArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateLinkInput;
+};
+
+
+export type MutationDeleteLinkArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationBulkCreateLinksArgs = {
+  links: Array<CreateLinkInput>;
 };
 
 export type Subscription = {
@@ -917,6 +999,196 @@ export type Reachability = {
   __typename?: 'Reachability';
   address: Scalars['String']['output'];
   reachable: Scalars['Boolean']['output'];
+};
+
+export type LinkSort =
+  | 'CREATED'
+  | 'CLICKS';
+
+export type StatsInterval =
+  | 'DAY'
+  | 'HOUR';
+
+export type Link = {
+  __typename?: 'Link';
+  id: Scalars['ID']['output'];
+  slug: Scalars['String']['output'];
+  /** Where to share the link: shortLinkBase + / + slug. */
+  shortUrl: Scalars['String']['output'];
+  /** Where visitors go. */
+  url: Scalars['String']['output'];
+  /** Empty when none. */
+  title: Scalars['String']['output'];
+  tags: Array<Scalars['String']['output']>;
+  expiresAt: Maybe<Scalars['Time']['output']>;
+  /** Where visitors go once the link has expired or used up its clicks (a 410 page when null). */
+  expiredUrl: Maybe<Scalars['String']['output']>;
+  /** How many counted (non-bot) clicks the link redirects; null for no limit. */
+  maxClicks: Maybe<Scalars['Int']['output']>;
+  /** Visitors must enter a password first (the password itself is never returned). */
+  passwordProtected: Scalars['Boolean']['output'];
+  /** 301, 302, 307 or 308. */
+  redirectStatus: Scalars['Int']['output'];
+  /** Your own data: a JSON object. */
+  metadata: Scalars['JSON']['output'];
+  /** Your own id for the link; the link is also ext_<externalId>. */
+  externalId: Maybe<Scalars['String']['output']>;
+  /** utm_ parameters appended to url on redirect. */
+  utm: LinkUtm;
+  /** Where iPhone and iPad visitors go instead of url. */
+  iosUrl: Maybe<Scalars['String']['output']>;
+  /** Where Android visitors go instead of url. */
+  androidUrl: Maybe<Scalars['String']['output']>;
+  archived: Scalars['Boolean']['output'];
+  /** Counted clicks (bots left out). */
+  clicks: Scalars['Int']['output'];
+  lastClickedAt: Maybe<Scalars['Time']['output']>;
+  createdAt: Scalars['Time']['output'];
+  updatedAt: Scalars['Time']['output'];
+  /**
+   * The link's QR code as SVG markup; it holds shortUrl?qr=1, so scans count as QR clicks.
+   * Each one costs a read: ask for it on one link rather than in a list.
+   */
+  qrSvg: Scalars['String']['output'];
+};
+
+/** utm_ parameters; an empty string is not set. */
+export type LinkUtm = {
+  __typename?: 'LinkUtm';
+  source: Scalars['String']['output'];
+  medium: Scalars['String']['output'];
+  campaign: Scalars['String']['output'];
+  term: Scalars['String']['output'];
+  content: Scalars['String']['output'];
+};
+
+export type LinkConnection = {
+  __typename?: 'LinkConnection';
+  nodes: Array<Link>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+export type LinkClick = {
+  __typename?: 'LinkClick';
+  id: Scalars['ID']['output'];
+  linkId: Scalars['ID']['output'];
+  timestamp: Scalars['Time']['output'];
+  referrer: Maybe<Scalars['String']['output']>;
+  referrerHost: Maybe<Scalars['String']['output']>;
+  /** Empty when unknown. */
+  browser: Scalars['String']['output'];
+  browserVersion: Scalars['String']['output'];
+  os: Scalars['String']['output'];
+  /** desktop, mobile, tablet, bot or unknown */
+  device: Scalars['String']['output'];
+  /** ISO 3166 country code; empty when unknown. */
+  country: Scalars['String']['output'];
+  bot: Scalars['Boolean']['output'];
+  /** Why the visit counts as a bot's (link_preview, crawler, head_request, empty_user_agent). */
+  botReason: Maybe<Scalars['String']['output']>;
+  /** The visit came through the link's QR code. */
+  qr: Scalars['Boolean']['output'];
+};
+
+export type LinkClickConnection = {
+  __typename?: 'LinkClickConnection';
+  nodes: Array<LinkClick>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+export type LinkStats = {
+  __typename?: 'LinkStats';
+  linkId: Scalars['ID']['output'];
+  from: Scalars['Time']['output'];
+  to: Scalars['Time']['output'];
+  interval: StatsInterval;
+  includeBots: Scalars['Boolean']['output'];
+  clicks: Scalars['Int']['output'];
+  /** Distinct visitors per day, summed over the range. */
+  uniques: Scalars['Int']['output'];
+  /** Bot visits in the range (counted whatever includeBots says). */
+  bots: Scalars['Int']['output'];
+  /** Every interval of the range, oldest first, zeros included. */
+  timeseries: Array<StatsBucket>;
+  /** By country code (unknown when it cannot be told). */
+  countries: Array<StatsCount>;
+  /** desktop, mobile, tablet, unknown (and bot with includeBots). */
+  devices: Array<StatsCount>;
+  browsers: Array<StatsCount>;
+  os: Array<StatsCount>;
+  /** By referring host (direct when none). */
+  referrers: Array<StatsCount>;
+};
+
+export type StatsBucket = {
+  __typename?: 'StatsBucket';
+  start: Scalars['Time']['output'];
+  clicks: Scalars['Int']['output'];
+  uniques: Scalars['Int']['output'];
+};
+
+export type StatsCount = {
+  __typename?: 'StatsCount';
+  value: Scalars['String']['output'];
+  clicks: Scalars['Int']['output'];
+};
+
+export type LinkUtmInput = {
+  source?: InputMaybe<Scalars['String']['input']>;
+  medium?: InputMaybe<Scalars['String']['input']>;
+  campaign?: InputMaybe<Scalars['String']['input']>;
+  term?: InputMaybe<Scalars['String']['input']>;
+  content?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateLinkInput = {
+  /** An absolute http or https URL. */
+  url: Scalars['String']['input'];
+  /** Letters, digits, - and _; generated when absent. */
+  slug?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** When the link stops redirecting (in the future). */
+  expiresAt?: InputMaybe<Scalars['Time']['input']>;
+  expiredUrl?: InputMaybe<Scalars['String']['input']>;
+  /** A positive number of counted clicks. */
+  maxClicks?: InputMaybe<Scalars['Int']['input']>;
+  /** Visitors must enter it first. Write-only. */
+  password?: InputMaybe<Scalars['String']['input']>;
+  /** 301, 302 (default), 307 or 308. */
+  redirectStatus?: InputMaybe<Scalars['Int']['input']>;
+  /** A JSON object of your own (at most 4 KiB). */
+  metadata?: InputMaybe<Scalars['JSON']['input']>;
+  externalId?: InputMaybe<Scalars['String']['input']>;
+  utm?: InputMaybe<LinkUtmInput>;
+  iosUrl?: InputMaybe<Scalars['String']['input']>;
+  androidUrl?: InputMaybe<Scalars['String']['input']>;
+  archived?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/**
+ * The fields to change; absent fields stay as they are. null (or an empty string) clears
+ * expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; utm replaces
+ * all five parameters.
+ */
+export type UpdateLinkInput = {
+  url?: InputMaybe<Scalars['String']['input']>;
+  slug?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  tags?: InputMaybe<Array<Scalars['String']['input']>>;
+  expiresAt?: InputMaybe<Scalars['Time']['input']>;
+  expiredUrl?: InputMaybe<Scalars['String']['input']>;
+  maxClicks?: InputMaybe<Scalars['Int']['input']>;
+  password?: InputMaybe<Scalars['String']['input']>;
+  redirectStatus?: InputMaybe<Scalars['Int']['input']>;
+  metadata?: InputMaybe<Scalars['JSON']['input']>;
+  externalId?: InputMaybe<Scalars['String']['input']>;
+  utm?: InputMaybe<LinkUtmInput>;
+  iosUrl?: InputMaybe<Scalars['String']['input']>;
+  androidUrl?: InputMaybe<Scalars['String']['input']>;
+  archived?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
