@@ -102,8 +102,9 @@ export default function LinksPage() {
   });
   const [base] = useQuery({ query: ShortLinkBaseDocument });
   const reload = () => refetch({ requestPolicy: 'network-only' });
-  // Creations, changes and clicks from anywhere (the API, other tabs) show up here.
-  useLinkEvents(reload, { throttleMs: 2000 });
+  // Creations, changes and clicks from anywhere (the API, other tabs) show up here. Every
+  // read of the list records a link.listed event, so a busy link reloads it at most every 5 s.
+  useLinkEvents(reload, { throttleMs: 5000 });
 
   const list = result.data?.links.nodes ?? [];
   const filtered = !!(filters.search || filters.tag || filters.status !== 'active');
