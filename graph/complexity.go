@@ -1,7 +1,10 @@
 package graph
 
 import (
+	"time"
+
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
 	"github.com/switchboard-dev/switchboard/graph/model"
@@ -49,8 +52,30 @@ func complexityRoot() generated.ComplexityRoot {
 	c.Mutation.CheckContacts = func(child int, _ string, addresses []string) int {
 		return 1 + child + min(len(addresses), messaging.MaxCheckAddresses)
 	}
+	// Short links: lists are pages; a bulk call writes one row per link; stats run seven
+	// aggregate queries over the range's clicks, priced like a full page; a QR code reads
+	// its link again and draws it, priced like a small page, so a list asking for every
+	// link's QR code costs what it does.
+	c.Query.Links = func(child int, _, _ *string, _ *bool, _, _ *time.Time, _ *model.LinkSort, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.LinkClicks = func(child int, _ string, _ *bool, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.LinkStats = func(child int, _ string, _, _ *time.Time, _ *model.StatsInterval, _ *bool) int {
+		return 1 + child + service.MaxPageLimit
+	}
+	c.Mutation.BulkCreateLinks = func(child int, items []model.CreateLinkInput) int {
+		return 1 + child + min(len(items), links.MaxBulk)
+	}
+	c.Link.QRSVG = func(child int) int {
+		return 1 + child + qrCost
+	}
 	return c
 }
+
+// qrCost is the price of drawing one link's QR code.
+const qrCost = 10
 
 // pageRows is how many rows a page of first may hold.
 func pageRows(first *int) int {

@@ -144,7 +144,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		h.ownOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
 	}
 
-	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts, msg: opts.Messaging}, Complexity: complexityRoot()}
+	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts, msg: opts.Messaging, links: opts.Links}, Complexity: complexityRoot()}
 	srv := handler.New(generated.NewExecutableSchema(cfg))
 
 	// Only these transports: no multipart or urlencoded form transport a cross-site

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
 )
@@ -11,9 +12,10 @@ import (
 // Resolver is the root of the resolvers. Each resolver takes the actor from the context,
 // calls one service method and converts its result; rules live in the service.
 type Resolver struct {
-	svc  *service.Service
-	opts Options
-	msg  *messaging.Messaging // the messaging surface (graph/messaging.go)
+	svc   *service.Service
+	opts  Options
+	msg   *messaging.Messaging // the messaging surface (graph/messaging.go)
+	links *links.Links         // the short-link surface (graph/links.go)
 }
 
 var _ generated.ResolverRoot = (*Resolver)(nil)
@@ -22,12 +24,14 @@ func (r *Resolver) Query() generated.QueryResolver               { return &query
 func (r *Resolver) Mutation() generated.MutationResolver         { return &mutationResolver{r} }
 func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 func (r *Resolver) Viewer() generated.ViewerResolver             { return &viewerResolver{r} }
+func (r *Resolver) Link() generated.LinkResolver                 { return &linkResolver{r} }
 
 type (
 	queryResolver        struct{ *Resolver }
 	mutationResolver     struct{ *Resolver }
 	subscriptionResolver struct{ *Resolver }
 	viewerResolver       struct{ *Resolver }
+	linkResolver         struct{ *Resolver }
 )
 
 // actor is the caller (the zero Actor when signed out; the service then answers

@@ -6,6 +6,7 @@ import { SignUpPage } from './features/auth/SignUpPage';
 import { EventsPage } from './features/events/EventsPage';
 import { KeysPage } from './features/keys/KeysPage';
 import { ModelsPage } from './features/models/ModelsPage';
+import { linksRoutes } from './features/links/routes';
 import { messagingRoutes } from './features/messaging/routes';
 import { OverviewPage } from './features/overview/OverviewPage';
 import { NotBuiltPage, NotFoundPage } from './features/placeholder/Placeholders';
@@ -57,6 +58,7 @@ export function AppRoutes() {
           }
         />
         {messagingRoutes}
+        {linksRoutes}
         <Route path=":surface" element={<NotBuiltPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>

@@ -31,6 +31,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Link() LinkResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
@@ -185,6 +186,84 @@ type ComplexityRoot struct {
 		Nodes      func(childComplexity int) int
 	}
 
+	Link struct {
+		AndroidURL        func(childComplexity int) int
+		Archived          func(childComplexity int) int
+		Clicks            func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		ExpiredURL        func(childComplexity int) int
+		ExpiresAt         func(childComplexity int) int
+		ExternalID        func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IosURL            func(childComplexity int) int
+		LastClickedAt     func(childComplexity int) int
+		MaxClicks         func(childComplexity int) int
+		Metadata          func(childComplexity int) int
+		PasswordProtected func(childComplexity int) int
+		QRSVG             func(childComplexity int) int
+		RedirectStatus    func(childComplexity int) int
+		ShortURL          func(childComplexity int) int
+		Slug              func(childComplexity int) int
+		Tags              func(childComplexity int) int
+		Title             func(childComplexity int) int
+		URL               func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+		Utm               func(childComplexity int) int
+	}
+
+	LinkClick struct {
+		Bot            func(childComplexity int) int
+		BotReason      func(childComplexity int) int
+		Browser        func(childComplexity int) int
+		BrowserVersion func(childComplexity int) int
+		Country        func(childComplexity int) int
+		Device         func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LinkID         func(childComplexity int) int
+		Os             func(childComplexity int) int
+		QR             func(childComplexity int) int
+		Referrer       func(childComplexity int) int
+		ReferrerHost   func(childComplexity int) int
+		Timestamp      func(childComplexity int) int
+	}
+
+	LinkClickConnection struct {
+		HasMore    func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+	}
+
+	LinkConnection struct {
+		HasMore    func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+	}
+
+	LinkStats struct {
+		Bots        func(childComplexity int) int
+		Browsers    func(childComplexity int) int
+		Clicks      func(childComplexity int) int
+		Countries   func(childComplexity int) int
+		Devices     func(childComplexity int) int
+		From        func(childComplexity int) int
+		IncludeBots func(childComplexity int) int
+		Interval    func(childComplexity int) int
+		LinkID      func(childComplexity int) int
+		Os          func(childComplexity int) int
+		Referrers   func(childComplexity int) int
+		Timeseries  func(childComplexity int) int
+		To          func(childComplexity int) int
+		Uniques     func(childComplexity int) int
+	}
+
+	LinkUtm struct {
+		Campaign func(childComplexity int) int
+		Content  func(childComplexity int) int
+		Medium   func(childComplexity int) int
+		Source   func(childComplexity int) int
+		Term     func(childComplexity int) int
+	}
+
 	Location struct {
 		Address   func(childComplexity int) int
 		Latitude  func(childComplexity int) int
@@ -247,6 +326,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		ArchiveChat             func(childComplexity int, instanceID string, chatID string, archived bool) int
+		BulkCreateLinks         func(childComplexity int, links []model.CreateLinkInput) int
 		ChangeGroupParticipants func(childComplexity int, instanceID string, id string, add []string, remove []string) int
 		CheckContacts           func(childComplexity int, instanceID string, addresses []string) int
 		ConnectInstance         func(childComplexity int, id string) int
@@ -254,9 +334,11 @@ type ComplexityRoot struct {
 		CreateContact           func(childComplexity int, instanceID string, input model.CreateContactInput) int
 		CreateGroup             func(childComplexity int, instanceID string, input model.CreateGroupInput) int
 		CreateInstance          func(childComplexity int, input model.CreateInstanceInput) int
+		CreateLink              func(childComplexity int, input model.CreateLinkInput) int
 		CreateWebhook           func(childComplexity int, input model.CreateWebhookInput) int
 		DeleteContact           func(childComplexity int, instanceID string, id string) int
 		DeleteInstance          func(childComplexity int, id string) int
+		DeleteLink              func(childComplexity int, id string) int
 		DeleteMessage           func(childComplexity int, instanceID string, id string) int
 		DeleteWebhook           func(childComplexity int, id string) int
 		DisconnectInstance      func(childComplexity int, id string) int
@@ -279,6 +361,7 @@ type ComplexityRoot struct {
 		UpdateContact           func(childComplexity int, instanceID string, id string, input model.UpdateContactInput) int
 		UpdateGroup             func(childComplexity int, instanceID string, id string, input model.UpdateGroupInput) int
 		UpdateInstance          func(childComplexity int, id string, input model.UpdateInstanceInput) int
+		UpdateLink              func(childComplexity int, id string, input model.UpdateLinkInput) int
 		UpdateWebhook           func(childComplexity int, id string, input model.UpdateWebhookInput) int
 	}
 
@@ -316,10 +399,15 @@ type ComplexityRoot struct {
 		Instance          func(childComplexity int, id string) int
 		InstancePairing   func(childComplexity int, id string) int
 		Instances         func(childComplexity int, first *int, after *string) int
+		Link              func(childComplexity int, id string) int
+		LinkClicks        func(childComplexity int, id string, includeBots *bool, first *int, after *string) int
+		LinkStats         func(childComplexity int, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, includeBots *bool) int
+		Links             func(childComplexity int, search *string, tag *string, archived *bool, createdAfter *time.Time, createdBefore *time.Time, sort *model.LinkSort, first *int, after *string) int
 		Message           func(childComplexity int, instanceID string, id string) int
 		Messages          func(childComplexity int, instanceID string, filter *model.MessageFilter, first *int, after *string) int
 		Models            func(childComplexity int) int
 		Scopes            func(childComplexity int) int
+		ShortLinkBase     func(childComplexity int) int
 		Viewer            func(childComplexity int) int
 		Webhook           func(childComplexity int, id string) int
 		WebhookDeliveries func(childComplexity int, webhookID string, first *int, after *string) int
@@ -357,6 +445,17 @@ type ComplexityRoot struct {
 		ID          func(childComplexity int) int
 		Name        func(childComplexity int) int
 		Scopes      func(childComplexity int) int
+	}
+
+	StatsBucket struct {
+		Clicks  func(childComplexity int) int
+		Start   func(childComplexity int) int
+		Uniques func(childComplexity int) int
+	}
+
+	StatsCount struct {
+		Clicks func(childComplexity int) int
+		Value  func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -409,6 +508,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type LinkResolver interface {
+	QRSVG(ctx context.Context, obj *model.Link) (string, error)
+}
 type MutationResolver interface {
 	SignUp(ctx context.Context, input model.SignUpInput) (*model.AuthPayload, error)
 	SignIn(ctx context.Context, input model.SignInInput) (*model.AuthPayload, error)
@@ -444,6 +546,10 @@ type MutationResolver interface {
 	UpdateContact(ctx context.Context, instanceID string, id string, input model.UpdateContactInput) (*model.Contact, error)
 	DeleteContact(ctx context.Context, instanceID string, id string) (*model.Contact, error)
 	CheckContacts(ctx context.Context, instanceID string, addresses []string) ([]domain.Reachability, error)
+	CreateLink(ctx context.Context, input model.CreateLinkInput) (*model.Link, error)
+	UpdateLink(ctx context.Context, id string, input model.UpdateLinkInput) (*model.Link, error)
+	DeleteLink(ctx context.Context, id string) (*model.Link, error)
+	BulkCreateLinks(ctx context.Context, links []model.CreateLinkInput) ([]model.Link, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -468,6 +574,11 @@ type QueryResolver interface {
 	Group(ctx context.Context, instanceID string, id string) (*model.Group, error)
 	Contacts(ctx context.Context, instanceID string, first *int, after *string) (*model.ContactConnection, error)
 	Contact(ctx context.Context, instanceID string, id string) (*model.Contact, error)
+	ShortLinkBase(ctx context.Context) (string, error)
+	Links(ctx context.Context, search *string, tag *string, archived *bool, createdAfter *time.Time, createdBefore *time.Time, sort *model.LinkSort, first *int, after *string) (*model.LinkConnection, error)
+	Link(ctx context.Context, id string) (*model.Link, error)
+	LinkStats(ctx context.Context, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, includeBots *bool) (*model.LinkStats, error)
+	LinkClicks(ctx context.Context, id string, includeBots *bool, first *int, after *string) (*model.LinkClickConnection, error)
 }
 type SubscriptionResolver interface {
 	Events(ctx context.Context, types []string, instanceID *string, after *string) (<-chan *domain.Event, error)
@@ -1053,6 +1164,372 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstanceConnection.Nodes(childComplexity), true
 
+	case "Link.androidUrl":
+		if e.ComplexityRoot.Link.AndroidURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.AndroidURL(childComplexity), true
+	case "Link.archived":
+		if e.ComplexityRoot.Link.Archived == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Archived(childComplexity), true
+	case "Link.clicks":
+		if e.ComplexityRoot.Link.Clicks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Clicks(childComplexity), true
+	case "Link.createdAt":
+		if e.ComplexityRoot.Link.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.CreatedAt(childComplexity), true
+	case "Link.expiredUrl":
+		if e.ComplexityRoot.Link.ExpiredURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.ExpiredURL(childComplexity), true
+	case "Link.expiresAt":
+		if e.ComplexityRoot.Link.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.ExpiresAt(childComplexity), true
+	case "Link.externalId":
+		if e.ComplexityRoot.Link.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.ExternalID(childComplexity), true
+	case "Link.id":
+		if e.ComplexityRoot.Link.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.ID(childComplexity), true
+	case "Link.iosUrl":
+		if e.ComplexityRoot.Link.IosURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.IosURL(childComplexity), true
+	case "Link.lastClickedAt":
+		if e.ComplexityRoot.Link.LastClickedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.LastClickedAt(childComplexity), true
+	case "Link.maxClicks":
+		if e.ComplexityRoot.Link.MaxClicks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.MaxClicks(childComplexity), true
+	case "Link.metadata":
+		if e.ComplexityRoot.Link.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Metadata(childComplexity), true
+	case "Link.passwordProtected":
+		if e.ComplexityRoot.Link.PasswordProtected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.PasswordProtected(childComplexity), true
+	case "Link.qrSvg":
+		if e.ComplexityRoot.Link.QRSVG == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.QRSVG(childComplexity), true
+	case "Link.redirectStatus":
+		if e.ComplexityRoot.Link.RedirectStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.RedirectStatus(childComplexity), true
+	case "Link.shortUrl":
+		if e.ComplexityRoot.Link.ShortURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.ShortURL(childComplexity), true
+	case "Link.slug":
+		if e.ComplexityRoot.Link.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Slug(childComplexity), true
+	case "Link.tags":
+		if e.ComplexityRoot.Link.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Tags(childComplexity), true
+	case "Link.title":
+		if e.ComplexityRoot.Link.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Title(childComplexity), true
+	case "Link.url":
+		if e.ComplexityRoot.Link.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.URL(childComplexity), true
+	case "Link.updatedAt":
+		if e.ComplexityRoot.Link.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.UpdatedAt(childComplexity), true
+	case "Link.utm":
+		if e.ComplexityRoot.Link.Utm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Link.Utm(childComplexity), true
+
+	case "LinkClick.bot":
+		if e.ComplexityRoot.LinkClick.Bot == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.Bot(childComplexity), true
+	case "LinkClick.botReason":
+		if e.ComplexityRoot.LinkClick.BotReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.BotReason(childComplexity), true
+	case "LinkClick.browser":
+		if e.ComplexityRoot.LinkClick.Browser == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.Browser(childComplexity), true
+	case "LinkClick.browserVersion":
+		if e.ComplexityRoot.LinkClick.BrowserVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.BrowserVersion(childComplexity), true
+	case "LinkClick.country":
+		if e.ComplexityRoot.LinkClick.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.Country(childComplexity), true
+	case "LinkClick.device":
+		if e.ComplexityRoot.LinkClick.Device == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.Device(childComplexity), true
+	case "LinkClick.id":
+		if e.ComplexityRoot.LinkClick.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.ID(childComplexity), true
+	case "LinkClick.linkId":
+		if e.ComplexityRoot.LinkClick.LinkID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.LinkID(childComplexity), true
+	case "LinkClick.os":
+		if e.ComplexityRoot.LinkClick.Os == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.Os(childComplexity), true
+	case "LinkClick.qr":
+		if e.ComplexityRoot.LinkClick.QR == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.QR(childComplexity), true
+	case "LinkClick.referrer":
+		if e.ComplexityRoot.LinkClick.Referrer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.Referrer(childComplexity), true
+	case "LinkClick.referrerHost":
+		if e.ComplexityRoot.LinkClick.ReferrerHost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.ReferrerHost(childComplexity), true
+	case "LinkClick.timestamp":
+		if e.ComplexityRoot.LinkClick.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClick.Timestamp(childComplexity), true
+
+	case "LinkClickConnection.hasMore":
+		if e.ComplexityRoot.LinkClickConnection.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClickConnection.HasMore(childComplexity), true
+	case "LinkClickConnection.nextCursor":
+		if e.ComplexityRoot.LinkClickConnection.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClickConnection.NextCursor(childComplexity), true
+	case "LinkClickConnection.nodes":
+		if e.ComplexityRoot.LinkClickConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkClickConnection.Nodes(childComplexity), true
+
+	case "LinkConnection.hasMore":
+		if e.ComplexityRoot.LinkConnection.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkConnection.HasMore(childComplexity), true
+	case "LinkConnection.nextCursor":
+		if e.ComplexityRoot.LinkConnection.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkConnection.NextCursor(childComplexity), true
+	case "LinkConnection.nodes":
+		if e.ComplexityRoot.LinkConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkConnection.Nodes(childComplexity), true
+
+	case "LinkStats.bots":
+		if e.ComplexityRoot.LinkStats.Bots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Bots(childComplexity), true
+	case "LinkStats.browsers":
+		if e.ComplexityRoot.LinkStats.Browsers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Browsers(childComplexity), true
+	case "LinkStats.clicks":
+		if e.ComplexityRoot.LinkStats.Clicks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Clicks(childComplexity), true
+	case "LinkStats.countries":
+		if e.ComplexityRoot.LinkStats.Countries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Countries(childComplexity), true
+	case "LinkStats.devices":
+		if e.ComplexityRoot.LinkStats.Devices == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Devices(childComplexity), true
+	case "LinkStats.from":
+		if e.ComplexityRoot.LinkStats.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.From(childComplexity), true
+	case "LinkStats.includeBots":
+		if e.ComplexityRoot.LinkStats.IncludeBots == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.IncludeBots(childComplexity), true
+	case "LinkStats.interval":
+		if e.ComplexityRoot.LinkStats.Interval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Interval(childComplexity), true
+	case "LinkStats.linkId":
+		if e.ComplexityRoot.LinkStats.LinkID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.LinkID(childComplexity), true
+	case "LinkStats.os":
+		if e.ComplexityRoot.LinkStats.Os == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Os(childComplexity), true
+	case "LinkStats.referrers":
+		if e.ComplexityRoot.LinkStats.Referrers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Referrers(childComplexity), true
+	case "LinkStats.timeseries":
+		if e.ComplexityRoot.LinkStats.Timeseries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Timeseries(childComplexity), true
+	case "LinkStats.to":
+		if e.ComplexityRoot.LinkStats.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.To(childComplexity), true
+	case "LinkStats.uniques":
+		if e.ComplexityRoot.LinkStats.Uniques == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Uniques(childComplexity), true
+
+	case "LinkUtm.campaign":
+		if e.ComplexityRoot.LinkUtm.Campaign == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkUtm.Campaign(childComplexity), true
+	case "LinkUtm.content":
+		if e.ComplexityRoot.LinkUtm.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkUtm.Content(childComplexity), true
+	case "LinkUtm.medium":
+		if e.ComplexityRoot.LinkUtm.Medium == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkUtm.Medium(childComplexity), true
+	case "LinkUtm.source":
+		if e.ComplexityRoot.LinkUtm.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkUtm.Source(childComplexity), true
+	case "LinkUtm.term":
+		if e.ComplexityRoot.LinkUtm.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkUtm.Term(childComplexity), true
+
 	case "Location.address":
 		if e.ComplexityRoot.Location.Address == nil {
 			break
@@ -1322,6 +1799,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ArchiveChat(childComplexity, args["instanceId"].(string), args["chatId"].(string), args["archived"].(bool)), true
+	case "Mutation.bulkCreateLinks":
+		if e.ComplexityRoot.Mutation.BulkCreateLinks == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_bulkCreateLinks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BulkCreateLinks(childComplexity, args["links"].([]model.CreateLinkInput)), true
 	case "Mutation.changeGroupParticipants":
 		if e.ComplexityRoot.Mutation.ChangeGroupParticipants == nil {
 			break
@@ -1399,6 +1887,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateInstance(childComplexity, args["input"].(model.CreateInstanceInput)), true
+	case "Mutation.createLink":
+		if e.ComplexityRoot.Mutation.CreateLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateLink(childComplexity, args["input"].(model.CreateLinkInput)), true
 	case "Mutation.createWebhook":
 		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
 			break
@@ -1432,6 +1931,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteInstance(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteLink":
+		if e.ComplexityRoot.Mutation.DeleteLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteLink(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteMessage":
 		if e.ComplexityRoot.Mutation.DeleteMessage == nil {
 			break
@@ -1664,6 +2174,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateInstance(childComplexity, args["id"].(string), args["input"].(model.UpdateInstanceInput)), true
+	case "Mutation.updateLink":
+		if e.ComplexityRoot.Mutation.UpdateLink == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateLink(childComplexity, args["id"].(string), args["input"].(model.UpdateLinkInput)), true
 	case "Mutation.updateWebhook":
 		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
 			break
@@ -1879,6 +2400,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Instances(childComplexity, args["first"].(*int), args["after"].(*string)), true
 
+	case "Query.link":
+		if e.ComplexityRoot.Query.Link == nil {
+			break
+		}
+
+		args, err := ec.field_Query_link_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Link(childComplexity, args["id"].(string)), true
+	case "Query.linkClicks":
+		if e.ComplexityRoot.Query.LinkClicks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_linkClicks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LinkClicks(childComplexity, args["id"].(string), args["includeBots"].(*bool), args["first"].(*int), args["after"].(*string)), true
+	case "Query.linkStats":
+		if e.ComplexityRoot.Query.LinkStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_linkStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.LinkStats(childComplexity, args["id"].(string), args["from"].(*time.Time), args["to"].(*time.Time), args["interval"].(*model.StatsInterval), args["includeBots"].(*bool)), true
+	case "Query.links":
+		if e.ComplexityRoot.Query.Links == nil {
+			break
+		}
+
+		args, err := ec.field_Query_links_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Links(childComplexity, args["search"].(*string), args["tag"].(*string), args["archived"].(*bool), args["createdAfter"].(*time.Time), args["createdBefore"].(*time.Time), args["sort"].(*model.LinkSort), args["first"].(*int), args["after"].(*string)), true
 	case "Query.message":
 		if e.ComplexityRoot.Query.Message == nil {
 			break
@@ -1913,6 +2478,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Scopes(childComplexity), true
+	case "Query.shortLinkBase":
+		if e.ComplexityRoot.Query.ShortLinkBase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ShortLinkBase(childComplexity), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -2043,6 +2614,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScopePreset.Scopes(childComplexity), true
+
+	case "StatsBucket.clicks":
+		if e.ComplexityRoot.StatsBucket.Clicks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsBucket.Clicks(childComplexity), true
+	case "StatsBucket.start":
+		if e.ComplexityRoot.StatsBucket.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsBucket.Start(childComplexity), true
+	case "StatsBucket.uniques":
+		if e.ComplexityRoot.StatsBucket.Uniques == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsBucket.Uniques(childComplexity), true
+
+	case "StatsCount.clicks":
+		if e.ComplexityRoot.StatsCount.Clicks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsCount.Clicks(childComplexity), true
+	case "StatsCount.value":
+		if e.ComplexityRoot.StatsCount.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsCount.Value(childComplexity), true
 
 	case "Subscription.events":
 		if e.ComplexityRoot.Subscription.Events == nil {
@@ -2230,8 +2833,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateGroupInput,
 		ec.unmarshalInputCreateInstanceInput,
+		ec.unmarshalInputCreateLinkInput,
 		ec.unmarshalInputCreateWebhookInput,
 		ec.unmarshalInputInjectMessageInput,
+		ec.unmarshalInputLinkUtmInput,
 		ec.unmarshalInputLocationInput,
 		ec.unmarshalInputMediaInput,
 		ec.unmarshalInputMessageFilter,
@@ -2243,6 +2848,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateGroupInput,
 		ec.unmarshalInputUpdateInstanceInput,
+		ec.unmarshalInputUpdateLinkInput,
 		ec.unmarshalInputUpdateWebhookInput,
 	)
 	first := true
@@ -2927,6 +3533,238 @@ type Reachability {
   address: String!
   reachable: Boolean!
 }
+
+# ---- Short links: links, their clicks, stats and QR codes ----
+# The same rules as /api/v1/links (scopes links:read and links:write for keys). A link is
+# named by its id or by ext_<externalId>. Listing links records a link.listed event, as REST
+# does. Live updates come from the events subscription (types link.created, link.updated,
+# link.deleted, link.clicked).
+
+extend type Query {
+  "The address short URLs start with (such as https://example.com/l): shortUrl is it + / + slug."
+  shortLinkBase: String!
+  """
+  The workspace's links, newest first (sort CREATED) or most clicked first (CLICKS).
+  search matches the slug, URL and title; tag keeps links with that tag; archived, when
+  given, keeps archived (true) or active (false) links; createdAfter and createdBefore
+  bound the creation time.
+  """
+  links(
+    search: String
+    tag: String
+    archived: Boolean
+    createdAfter: Time
+    createdBefore: Time
+    sort: LinkSort = CREATED
+    first: Int = 20
+    after: String
+  ): LinkConnection!
+  "A link by id, or by ext_<externalId>."
+  link(id: ID!): Link
+  """
+  A link's clicks between from and to: totals, a time series with every interval (zeros
+  included) and breakdowns. Default range: the last 30 days by DAY, the last 24 hours by
+  HOUR; at most 366 days by DAY, 14 days by HOUR. Bots are left out unless includeBots.
+  """
+  linkStats(id: ID!, from: Time, to: Time, interval: StatsInterval = DAY, includeBots: Boolean = false): LinkStats!
+  "A link's clicks, newest first (bots left out unless includeBots)."
+  linkClicks(id: ID!, includeBots: Boolean = false, first: Int = 20, after: String): LinkClickConnection!
+}
+
+extend type Mutation {
+  "Creates a link; a slug is generated when none is given."
+  createLink(input: CreateLinkInput!): Link!
+  "Changes the fields that are given (see UpdateLinkInput for clearing one)."
+  updateLink(id: ID!, input: UpdateLinkInput!): Link!
+  "Deletes a link and its clicks; its slug stays taken for 30 days."
+  deleteLink(id: ID!): Link!
+  "Creates up to 100 links, all or none; an error names the item (links[3].url)."
+  bulkCreateLinks(links: [CreateLinkInput!]!): [Link!]!
+}
+
+enum LinkSort {
+  CREATED
+  CLICKS
+}
+
+enum StatsInterval {
+  DAY
+  HOUR
+}
+
+type Link {
+  id: ID!
+  slug: String!
+  "Where to share the link: shortLinkBase + / + slug."
+  shortUrl: String!
+  "Where visitors go."
+  url: String!
+  "Empty when none."
+  title: String!
+  tags: [String!]!
+  expiresAt: Time
+  "Where visitors go once the link has expired or used up its clicks (a 410 page when null)."
+  expiredUrl: String
+  "How many counted (non-bot) clicks the link redirects; null for no limit."
+  maxClicks: Int
+  "Visitors must enter a password first (the password itself is never returned)."
+  passwordProtected: Boolean!
+  "301, 302, 307 or 308."
+  redirectStatus: Int!
+  "Your own data: a JSON object."
+  metadata: JSON!
+  "Your own id for the link; the link is also ext_<externalId>."
+  externalId: String
+  "utm_ parameters appended to url on redirect."
+  utm: LinkUtm!
+  "Where iPhone and iPad visitors go instead of url."
+  iosUrl: String
+  "Where Android visitors go instead of url."
+  androidUrl: String
+  archived: Boolean!
+  "Counted clicks (bots left out)."
+  clicks: Int!
+  lastClickedAt: Time
+  createdAt: Time!
+  updatedAt: Time!
+  """
+  The link's QR code as SVG markup; it holds shortUrl?qr=1, so scans count as QR clicks.
+  Each one costs a read: ask for it on one link rather than in a list.
+  """
+  qrSvg: String!
+}
+
+"utm_ parameters; an empty string is not set."
+type LinkUtm {
+  source: String!
+  medium: String!
+  campaign: String!
+  term: String!
+  content: String!
+}
+
+type LinkConnection {
+  nodes: [Link!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+type LinkClick {
+  id: ID!
+  linkId: ID!
+  timestamp: Time!
+  referrer: String
+  referrerHost: String
+  "Empty when unknown."
+  browser: String!
+  browserVersion: String!
+  os: String!
+  "desktop, mobile, tablet, bot or unknown"
+  device: String!
+  "ISO 3166 country code; empty when unknown."
+  country: String!
+  bot: Boolean!
+  "Why the visit counts as a bot's (link_preview, crawler, head_request, empty_user_agent)."
+  botReason: String
+  "The visit came through the link's QR code."
+  qr: Boolean!
+}
+
+type LinkClickConnection {
+  nodes: [LinkClick!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+type LinkStats {
+  linkId: ID!
+  from: Time!
+  to: Time!
+  interval: StatsInterval!
+  includeBots: Boolean!
+  clicks: Int!
+  "Distinct visitors per day, summed over the range."
+  uniques: Int!
+  "Bot visits in the range (counted whatever includeBots says)."
+  bots: Int!
+  "Every interval of the range, oldest first, zeros included."
+  timeseries: [StatsBucket!]!
+  "By country code (unknown when it cannot be told)."
+  countries: [StatsCount!]!
+  "desktop, mobile, tablet, unknown (and bot with includeBots)."
+  devices: [StatsCount!]!
+  browsers: [StatsCount!]!
+  os: [StatsCount!]!
+  "By referring host (direct when none)."
+  referrers: [StatsCount!]!
+}
+
+type StatsBucket {
+  start: Time!
+  clicks: Int!
+  uniques: Int!
+}
+
+type StatsCount {
+  value: String!
+  clicks: Int!
+}
+
+input LinkUtmInput {
+  source: String
+  medium: String
+  campaign: String
+  term: String
+  content: String
+}
+
+input CreateLinkInput {
+  "An absolute http or https URL."
+  url: String!
+  "Letters, digits, - and _; generated when absent."
+  slug: String
+  title: String
+  tags: [String!]
+  "When the link stops redirecting (in the future)."
+  expiresAt: Time
+  expiredUrl: String
+  "A positive number of counted clicks."
+  maxClicks: Int
+  "Visitors must enter it first. Write-only."
+  password: String
+  "301, 302 (default), 307 or 308."
+  redirectStatus: Int
+  "A JSON object of your own (at most 4 KiB)."
+  metadata: JSON
+  externalId: String
+  utm: LinkUtmInput
+  iosUrl: String
+  androidUrl: String
+  archived: Boolean
+}
+
+"""
+The fields to change; absent fields stay as they are. null (or an empty string) clears
+expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; utm replaces
+all five parameters.
+"""
+input UpdateLinkInput {
+  url: String
+  slug: String
+  title: String
+  tags: [String!]
+  expiresAt: Time
+  expiredUrl: String
+  maxClicks: Int
+  password: String
+  redirectStatus: Int
+  metadata: JSON
+  externalId: String
+  utm: LinkUtmInput
+  iosUrl: String
+  androidUrl: String
+  archived: Boolean
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3223,6 +4061,162 @@ func (ec *executionContext) childFields_InstanceConnection(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type InstanceConnection", field.Name)
 }
 
+func (ec *executionContext) childFields_Link(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Link_id(ctx, field)
+	case "slug":
+		return ec.fieldContext_Link_slug(ctx, field)
+	case "shortUrl":
+		return ec.fieldContext_Link_shortUrl(ctx, field)
+	case "url":
+		return ec.fieldContext_Link_url(ctx, field)
+	case "title":
+		return ec.fieldContext_Link_title(ctx, field)
+	case "tags":
+		return ec.fieldContext_Link_tags(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Link_expiresAt(ctx, field)
+	case "expiredUrl":
+		return ec.fieldContext_Link_expiredUrl(ctx, field)
+	case "maxClicks":
+		return ec.fieldContext_Link_maxClicks(ctx, field)
+	case "passwordProtected":
+		return ec.fieldContext_Link_passwordProtected(ctx, field)
+	case "redirectStatus":
+		return ec.fieldContext_Link_redirectStatus(ctx, field)
+	case "metadata":
+		return ec.fieldContext_Link_metadata(ctx, field)
+	case "externalId":
+		return ec.fieldContext_Link_externalId(ctx, field)
+	case "utm":
+		return ec.fieldContext_Link_utm(ctx, field)
+	case "iosUrl":
+		return ec.fieldContext_Link_iosUrl(ctx, field)
+	case "androidUrl":
+		return ec.fieldContext_Link_androidUrl(ctx, field)
+	case "archived":
+		return ec.fieldContext_Link_archived(ctx, field)
+	case "clicks":
+		return ec.fieldContext_Link_clicks(ctx, field)
+	case "lastClickedAt":
+		return ec.fieldContext_Link_lastClickedAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Link_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Link_updatedAt(ctx, field)
+	case "qrSvg":
+		return ec.fieldContext_Link_qrSvg(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Link", field.Name)
+}
+
+func (ec *executionContext) childFields_LinkClick(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_LinkClick_id(ctx, field)
+	case "linkId":
+		return ec.fieldContext_LinkClick_linkId(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_LinkClick_timestamp(ctx, field)
+	case "referrer":
+		return ec.fieldContext_LinkClick_referrer(ctx, field)
+	case "referrerHost":
+		return ec.fieldContext_LinkClick_referrerHost(ctx, field)
+	case "browser":
+		return ec.fieldContext_LinkClick_browser(ctx, field)
+	case "browserVersion":
+		return ec.fieldContext_LinkClick_browserVersion(ctx, field)
+	case "os":
+		return ec.fieldContext_LinkClick_os(ctx, field)
+	case "device":
+		return ec.fieldContext_LinkClick_device(ctx, field)
+	case "country":
+		return ec.fieldContext_LinkClick_country(ctx, field)
+	case "bot":
+		return ec.fieldContext_LinkClick_bot(ctx, field)
+	case "botReason":
+		return ec.fieldContext_LinkClick_botReason(ctx, field)
+	case "qr":
+		return ec.fieldContext_LinkClick_qr(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LinkClick", field.Name)
+}
+
+func (ec *executionContext) childFields_LinkClickConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_LinkClickConnection_nodes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_LinkClickConnection_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_LinkClickConnection_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LinkClickConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_LinkConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_LinkConnection_nodes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_LinkConnection_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_LinkConnection_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LinkConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_LinkStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "linkId":
+		return ec.fieldContext_LinkStats_linkId(ctx, field)
+	case "from":
+		return ec.fieldContext_LinkStats_from(ctx, field)
+	case "to":
+		return ec.fieldContext_LinkStats_to(ctx, field)
+	case "interval":
+		return ec.fieldContext_LinkStats_interval(ctx, field)
+	case "includeBots":
+		return ec.fieldContext_LinkStats_includeBots(ctx, field)
+	case "clicks":
+		return ec.fieldContext_LinkStats_clicks(ctx, field)
+	case "uniques":
+		return ec.fieldContext_LinkStats_uniques(ctx, field)
+	case "bots":
+		return ec.fieldContext_LinkStats_bots(ctx, field)
+	case "timeseries":
+		return ec.fieldContext_LinkStats_timeseries(ctx, field)
+	case "countries":
+		return ec.fieldContext_LinkStats_countries(ctx, field)
+	case "devices":
+		return ec.fieldContext_LinkStats_devices(ctx, field)
+	case "browsers":
+		return ec.fieldContext_LinkStats_browsers(ctx, field)
+	case "os":
+		return ec.fieldContext_LinkStats_os(ctx, field)
+	case "referrers":
+		return ec.fieldContext_LinkStats_referrers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LinkStats", field.Name)
+}
+
+func (ec *executionContext) childFields_LinkUtm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_LinkUtm_source(ctx, field)
+	case "medium":
+		return ec.fieldContext_LinkUtm_medium(ctx, field)
+	case "campaign":
+		return ec.fieldContext_LinkUtm_campaign(ctx, field)
+	case "term":
+		return ec.fieldContext_LinkUtm_term(ctx, field)
+	case "content":
+		return ec.fieldContext_LinkUtm_content(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LinkUtm", field.Name)
+}
+
 func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "latitude":
@@ -3445,6 +4439,28 @@ func (ec *executionContext) childFields_ScopePreset(ctx context.Context, field g
 		return ec.fieldContext_ScopePreset_scopes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScopePreset", field.Name)
+}
+
+func (ec *executionContext) childFields_StatsBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_StatsBucket_start(ctx, field)
+	case "clicks":
+		return ec.fieldContext_StatsBucket_clicks(ctx, field)
+	case "uniques":
+		return ec.fieldContext_StatsBucket_uniques(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatsBucket", field.Name)
+}
+
+func (ec *executionContext) childFields_StatsCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "value":
+		return ec.fieldContext_StatsCount_value(ctx, field)
+	case "clicks":
+		return ec.fieldContext_StatsCount_clicks(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatsCount", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3675,6 +4691,20 @@ func (ec *executionContext) field_Mutation_archiveChat_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_bulkCreateLinks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "links",
+		func(ctx context.Context, v any) ([]model.CreateLinkInput, error) {
+			return ec.unmarshalNCreateLinkInput2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateLinkInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["links"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_changeGroupParticipants_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3821,6 +4851,20 @@ func (ec *executionContext) field_Mutation_createInstance_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateLinkInput, error) {
+			return ec.unmarshalNCreateLinkInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateLinkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3858,6 +4902,20 @@ func (ec *executionContext) field_Mutation_deleteContact_args(ctx context.Contex
 }
 
 func (ec *executionContext) field_Mutation_deleteInstance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -4287,6 +5345,28 @@ func (ec *executionContext) field_Mutation_updateInstance_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateLinkInput, error) {
+			return ec.unmarshalNUpdateLinkInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐUpdateLinkInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4578,6 +5658,174 @@ func (ec *executionContext) field_Query_instances_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_linkClicks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "includeBots",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeBots"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_linkStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "interval",
+		func(ctx context.Context, v any) (*model.StatsInterval, error) {
+			return ec.unmarshalOStatsInterval2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsInterval(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "includeBots",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeBots"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_link_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_links_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tag",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tag"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "archived",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["archived"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "createdAfter",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["createdAfter"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "createdBefore",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["createdBefore"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.LinkSort, error) {
+			return ec.unmarshalOLinkSort2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg7
 	return args, nil
 }
 
@@ -6942,6 +8190,1467 @@ func (ec *executionContext) _InstanceConnection_nextCursor(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_InstanceConnection_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstanceConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_id(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Link_slug(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_shortUrl(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_shortUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShortURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_shortUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_url(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_title(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_tags(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Link_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Link_expiredUrl(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_expiredUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiredURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Link_expiredUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_maxClicks(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_maxClicks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxClicks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Link_maxClicks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Link_passwordProtected(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_passwordProtected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PasswordProtected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_passwordProtected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Link_redirectStatus(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_redirectStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RedirectStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_redirectStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Link_metadata(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalNJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _Link_externalId(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_externalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Link_externalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_utm(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_utm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Utm, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.UTM) graphql.Marshaler {
+			return ec.marshalNLinkUtm2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐUTM(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_utm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Link",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LinkUtm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Link_iosUrl(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_iosUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IosURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Link_iosUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_androidUrl(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_androidUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AndroidURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Link_androidUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Link_archived(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_archived(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Archived, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_archived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Link_clicks(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_clicks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clicks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_clicks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Link_lastClickedAt(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_lastClickedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastClickedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Link_lastClickedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Link_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Link_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Link_qrSvg(ctx context.Context, field graphql.CollectedField, obj *model.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Link_qrSvg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Link().QRSVG(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Link_qrSvg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Link", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_id(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_linkId(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_linkId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_linkId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_timestamp(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_referrer(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_referrer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Referrer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_referrer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_referrerHost(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_referrerHost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReferrerHost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_referrerHost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_browser(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_browser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Browser, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_browser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_browserVersion(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_browserVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BrowserVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_browserVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_os(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_os(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Os, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_os(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_device(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_device(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Device, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_device(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_country(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_bot(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_bot(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bot, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_bot(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_botReason(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_botReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BotReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_botReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClick_qr(ctx context.Context, field graphql.CollectedField, obj *model.LinkClick) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClick_qr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QR, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClick_qr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClick", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClickConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.LinkClickConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClickConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.LinkClick) graphql.Marshaler {
+			return ec.marshalNLinkClick2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkClickᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClickConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkClickConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LinkClick(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkClickConnection_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.LinkClickConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClickConnection_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClickConnection_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClickConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _LinkClickConnection_nextCursor(ctx context.Context, field graphql.CollectedField, obj *model.LinkClickConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkClickConnection_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LinkClickConnection_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkClickConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.LinkConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Link) graphql.Marshaler {
+			return ec.marshalNLink2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkConnection_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.LinkConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkConnection_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkConnection_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _LinkConnection_nextCursor(ctx context.Context, field graphql.CollectedField, obj *model.LinkConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkConnection_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_LinkConnection_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_linkId(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_linkId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_linkId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_from(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_to(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_interval(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_interval(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Interval, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StatsInterval) graphql.Marshaler {
+			return ec.marshalNStatsInterval2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsInterval(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_interval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type StatsInterval does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_includeBots(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_includeBots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IncludeBots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_includeBots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_clicks(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_clicks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clicks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_clicks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_uniques(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_uniques(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Uniques, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_uniques(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_bots(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_bots(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bots, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_bots(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LinkStats_timeseries(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_timeseries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timeseries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StatsBucket) graphql.Marshaler {
+			return ec.marshalNStatsBucket2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_timeseries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatsBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkStats_countries(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_countries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Countries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.StatsCount) graphql.Marshaler {
+			return ec.marshalNStatsCount2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_countries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatsCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkStats_devices(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_devices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Devices, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.StatsCount) graphql.Marshaler {
+			return ec.marshalNStatsCount2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_devices(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatsCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkStats_browsers(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_browsers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Browsers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.StatsCount) graphql.Marshaler {
+			return ec.marshalNStatsCount2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_browsers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatsCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkStats_os(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_os(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Os, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.StatsCount) graphql.Marshaler {
+			return ec.marshalNStatsCount2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_os(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatsCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkStats_referrers(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_referrers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Referrers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.StatsCount) graphql.Marshaler {
+			return ec.marshalNStatsCount2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_referrers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LinkStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatsCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LinkUtm_source(ctx context.Context, field graphql.CollectedField, obj *domain.UTM) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkUtm_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkUtm_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkUtm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkUtm_medium(ctx context.Context, field graphql.CollectedField, obj *domain.UTM) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkUtm_medium(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Medium, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkUtm_medium(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkUtm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkUtm_campaign(ctx context.Context, field graphql.CollectedField, obj *domain.UTM) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkUtm_campaign(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Campaign, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkUtm_campaign(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkUtm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkUtm_term(ctx context.Context, field graphql.CollectedField, obj *domain.UTM) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkUtm_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Term, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkUtm_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkUtm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LinkUtm_content(ctx context.Context, field graphql.CollectedField, obj *domain.UTM) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkUtm_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkUtm_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkUtm", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Location_latitude(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
@@ -9436,6 +12145,182 @@ func (ec *executionContext) fieldContext_Mutation_checkContacts(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateLink(ctx, fc.Args["input"].(model.CreateLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Link) graphql.Marshaler {
+			return ec.marshalNLink2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateLink(ctx, fc.Args["id"].(string), fc.Args["input"].(model.UpdateLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Link) graphql.Marshaler {
+			return ec.marshalNLink2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteLink(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Link) graphql.Marshaler {
+			return ec.marshalNLink2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_bulkCreateLinks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_bulkCreateLinks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BulkCreateLinks(ctx, fc.Args["links"].([]model.CreateLinkInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Link) graphql.Marshaler {
+			return ec.marshalNLink2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_bulkCreateLinks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_bulkCreateLinks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Pairing_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.Pairing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10541,6 +13426,205 @@ func (ec *executionContext) fieldContext_Query_contact(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_shortLinkBase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shortLinkBase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ShortLinkBase(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shortLinkBase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Query_links(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_links(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Links(ctx, fc.Args["search"].(*string), fc.Args["tag"].(*string), fc.Args["archived"].(*bool), fc.Args["createdAfter"].(*time.Time), fc.Args["createdBefore"].(*time.Time), fc.Args["sort"].(*model.LinkSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.LinkConnection) graphql.Marshaler {
+			return ec.marshalNLinkConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_links(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LinkConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_links_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_link(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_link(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Link(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Link) graphql.Marshaler {
+			return ec.marshalOLink2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_link(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Link(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_link_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_linkStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_linkStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LinkStats(ctx, fc.Args["id"].(string), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time), fc.Args["interval"].(*model.StatsInterval), fc.Args["includeBots"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.LinkStats) graphql.Marshaler {
+			return ec.marshalNLinkStats2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_linkStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LinkStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_linkStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_linkClicks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_linkClicks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().LinkClicks(ctx, fc.Args["id"].(string), fc.Args["includeBots"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.LinkClickConnection) graphql.Marshaler {
+			return ec.marshalNLinkClickConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkClickConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_linkClicks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LinkClickConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_linkClicks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10987,6 +14071,121 @@ func (ec *executionContext) _ScopePreset_scopes(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_ScopePreset_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScopePreset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StatsBucket_start(ctx context.Context, field graphql.CollectedField, obj *model.StatsBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsBucket_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsBucket_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsBucket", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _StatsBucket_clicks(ctx context.Context, field graphql.CollectedField, obj *model.StatsBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsBucket_clicks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clicks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsBucket_clicks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsBucket", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StatsBucket_uniques(ctx context.Context, field graphql.CollectedField, obj *model.StatsBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsBucket_uniques(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Uniques, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsBucket_uniques(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsBucket", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StatsCount_value(ctx context.Context, field graphql.CollectedField, obj *domain.StatsCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsCount_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsCount_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsCount", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StatsCount_clicks(ctx context.Context, field graphql.CollectedField, obj *domain.StatsCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsCount_clicks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clicks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsCount_clicks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Subscription_events(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -12958,6 +16157,134 @@ func (ec *executionContext) unmarshalInputCreateInstanceInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateLinkInput(ctx context.Context, obj any) (model.CreateLinkInput, error) {
+	var it model.CreateLinkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "slug", "title", "tags", "expiresAt", "expiredUrl", "maxClicks", "password", "redirectStatus", "metadata", "externalId", "utm", "iosUrl", "androidUrl", "archived"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		case "expiredUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiredUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiredURL = data
+		case "maxClicks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxClicks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxClicks = data
+		case "password":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("password"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Password = data
+		case "redirectStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("redirectStatus"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RedirectStatus = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalID = data
+		case "utm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("utm"))
+			data, err := ec.unmarshalOLinkUtmInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkUtmInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Utm = data
+		case "iosUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("iosUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IosURL = data
+		case "androidUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("androidUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AndroidURL = data
+		case "archived":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("archived"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Archived = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context, obj any) (model.CreateWebhookInput, error) {
 	var it model.CreateWebhookInput
 	if obj == nil {
@@ -13111,6 +16438,64 @@ func (ec *executionContext) unmarshalInputInjectMessageInput(ctx context.Context
 				return it, err
 			}
 			it.ReplyTo = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputLinkUtmInput(ctx context.Context, obj any) (model.LinkUtmInput, error) {
+	var it model.LinkUtmInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"source", "medium", "campaign", "term", "content"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "source":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Source = data
+		case "medium":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("medium"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Medium = data
+		case "campaign":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("campaign"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Campaign = data
+		case "term":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("term"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Term = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
 		}
 	}
 	return it, nil
@@ -13651,6 +17036,134 @@ func (ec *executionContext) unmarshalInputUpdateInstanceInput(ctx context.Contex
 				return it, err
 			}
 			it.MessagesPerSecond = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateLinkInput(ctx context.Context, obj any) (model.UpdateLinkInput, error) {
+	var it model.UpdateLinkInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "slug", "title", "tags", "expiresAt", "expiredUrl", "maxClicks", "password", "redirectStatus", "metadata", "externalId", "utm", "iosUrl", "androidUrl", "archived"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = graphql.OmittableOf(data)
+		case "expiredUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiredUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiredURL = graphql.OmittableOf(data)
+		case "maxClicks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxClicks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxClicks = graphql.OmittableOf(data)
+		case "password":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("password"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Password = graphql.OmittableOf(data)
+		case "redirectStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("redirectStatus"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RedirectStatus = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "externalId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalID = graphql.OmittableOf(data)
+		case "utm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("utm"))
+			data, err := ec.unmarshalOLinkUtmInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkUtmInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Utm = data
+		case "iosUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("iosUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IosURL = graphql.OmittableOf(data)
+		case "androidUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("androidUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AndroidURL = graphql.OmittableOf(data)
+		case "archived":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("archived"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Archived = data
 		}
 	}
 	return it, nil
@@ -14766,6 +18279,537 @@ func (ec *executionContext) _InstanceConnection(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var linkImplementors = []string{"Link"}
+
+func (ec *executionContext) _Link(ctx context.Context, sel ast.SelectionSet, obj *model.Link) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Link")
+		case "id":
+			out.Values[i] = ec._Link_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "slug":
+			out.Values[i] = ec._Link_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "shortUrl":
+			out.Values[i] = ec._Link_shortUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.Values[i] = ec._Link_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._Link_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tags":
+			out.Values[i] = ec._Link_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiresAt":
+			out.Values[i] = ec._Link_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expiredUrl":
+			out.Values[i] = ec._Link_expiredUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxClicks":
+			out.Values[i] = ec._Link_maxClicks(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "passwordProtected":
+			out.Values[i] = ec._Link_passwordProtected(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "redirectStatus":
+			out.Values[i] = ec._Link_redirectStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metadata":
+			out.Values[i] = ec._Link_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "externalId":
+			out.Values[i] = ec._Link_externalId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "utm":
+			out.Values[i] = ec._Link_utm(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "iosUrl":
+			out.Values[i] = ec._Link_iosUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "androidUrl":
+			out.Values[i] = ec._Link_androidUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "archived":
+			out.Values[i] = ec._Link_archived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "clicks":
+			out.Values[i] = ec._Link_clicks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastClickedAt":
+			out.Values[i] = ec._Link_lastClickedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Link_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Link_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "qrSvg":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Link_qrSvg(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var linkClickImplementors = []string{"LinkClick"}
+
+func (ec *executionContext) _LinkClick(ctx context.Context, sel ast.SelectionSet, obj *model.LinkClick) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linkClickImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LinkClick")
+		case "id":
+			out.Values[i] = ec._LinkClick_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "linkId":
+			out.Values[i] = ec._LinkClick_linkId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestamp":
+			out.Values[i] = ec._LinkClick_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "referrer":
+			out.Values[i] = ec._LinkClick_referrer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "referrerHost":
+			out.Values[i] = ec._LinkClick_referrerHost(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "browser":
+			out.Values[i] = ec._LinkClick_browser(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "browserVersion":
+			out.Values[i] = ec._LinkClick_browserVersion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "os":
+			out.Values[i] = ec._LinkClick_os(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "device":
+			out.Values[i] = ec._LinkClick_device(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._LinkClick_country(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bot":
+			out.Values[i] = ec._LinkClick_bot(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "botReason":
+			out.Values[i] = ec._LinkClick_botReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "qr":
+			out.Values[i] = ec._LinkClick_qr(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var linkClickConnectionImplementors = []string{"LinkClickConnection"}
+
+func (ec *executionContext) _LinkClickConnection(ctx context.Context, sel ast.SelectionSet, obj *model.LinkClickConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linkClickConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LinkClickConnection")
+		case "nodes":
+			out.Values[i] = ec._LinkClickConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._LinkClickConnection_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._LinkClickConnection_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var linkConnectionImplementors = []string{"LinkConnection"}
+
+func (ec *executionContext) _LinkConnection(ctx context.Context, sel ast.SelectionSet, obj *model.LinkConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linkConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LinkConnection")
+		case "nodes":
+			out.Values[i] = ec._LinkConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._LinkConnection_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._LinkConnection_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var linkStatsImplementors = []string{"LinkStats"}
+
+func (ec *executionContext) _LinkStats(ctx context.Context, sel ast.SelectionSet, obj *model.LinkStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linkStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LinkStats")
+		case "linkId":
+			out.Values[i] = ec._LinkStats_linkId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._LinkStats_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._LinkStats_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "interval":
+			out.Values[i] = ec._LinkStats_interval(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "includeBots":
+			out.Values[i] = ec._LinkStats_includeBots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clicks":
+			out.Values[i] = ec._LinkStats_clicks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uniques":
+			out.Values[i] = ec._LinkStats_uniques(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bots":
+			out.Values[i] = ec._LinkStats_bots(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeseries":
+			out.Values[i] = ec._LinkStats_timeseries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "countries":
+			out.Values[i] = ec._LinkStats_countries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "devices":
+			out.Values[i] = ec._LinkStats_devices(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "browsers":
+			out.Values[i] = ec._LinkStats_browsers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "os":
+			out.Values[i] = ec._LinkStats_os(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "referrers":
+			out.Values[i] = ec._LinkStats_referrers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var linkUtmImplementors = []string{"LinkUtm"}
+
+func (ec *executionContext) _LinkUtm(ctx context.Context, sel ast.SelectionSet, obj *domain.UTM) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, linkUtmImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LinkUtm")
+		case "source":
+			out.Values[i] = ec._LinkUtm_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "medium":
+			out.Values[i] = ec._LinkUtm_medium(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "campaign":
+			out.Values[i] = ec._LinkUtm_campaign(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "term":
+			out.Values[i] = ec._LinkUtm_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._LinkUtm_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var locationImplementors = []string{"Location"}
 
 func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet, obj *domain.Location) graphql.Marshaler {
@@ -15428,6 +19472,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "checkContacts":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_checkContacts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteLink":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteLink(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bulkCreateLinks":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_bulkCreateLinks(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -16106,6 +20178,116 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "shortLinkBase":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_shortLinkBase(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "links":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_links(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "link":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_link(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "linkStats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_linkStats(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "linkClicks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_linkClicks(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -16390,6 +20572,97 @@ func (ec *executionContext) _ScopePreset(ctx context.Context, sel ast.SelectionS
 			}
 		case "scopes":
 			out.Values[i] = ec._ScopePreset_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var statsBucketImplementors = []string{"StatsBucket"}
+
+func (ec *executionContext) _StatsBucket(ctx context.Context, sel ast.SelectionSet, obj *model.StatsBucket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statsBucketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatsBucket")
+		case "start":
+			out.Values[i] = ec._StatsBucket_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clicks":
+			out.Values[i] = ec._StatsBucket_clicks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uniques":
+			out.Values[i] = ec._StatsBucket_uniques(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var statsCountImplementors = []string{"StatsCount"}
+
+func (ec *executionContext) _StatsCount(ctx context.Context, sel ast.SelectionSet, obj *domain.StatsCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statsCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatsCount")
+		case "value":
+			out.Values[i] = ec._StatsCount_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clicks":
+			out.Values[i] = ec._StatsCount_clicks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -17363,6 +21636,25 @@ func (ec *executionContext) unmarshalNCreateInstanceInput2githubᚗcomᚋswitchb
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateLinkInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateLinkInput(ctx context.Context, v any) (model.CreateLinkInput, error) {
+	res, err := ec.unmarshalInputCreateLinkInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateLinkInput2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateLinkInputᚄ(ctx context.Context, v any) ([]model.CreateLinkInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.CreateLinkInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCreateLinkInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateLinkInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalNCreateWebhookInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateWebhookInput(ctx context.Context, v any) (model.CreateWebhookInput, error) {
 	res, err := ec.unmarshalInputCreateWebhookInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -17639,6 +21931,96 @@ func (ec *executionContext) marshalNJSON2encodingᚋjsonᚐRawMessage(ctx contex
 	return res
 }
 
+func (ec *executionContext) marshalNLink2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx context.Context, sel ast.SelectionSet, v model.Link) graphql.Marshaler {
+	return ec._Link(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLink2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Link) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLink2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLink2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx context.Context, sel ast.SelectionSet, v *model.Link) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Link(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNLinkClick2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkClick(ctx context.Context, sel ast.SelectionSet, v model.LinkClick) graphql.Marshaler {
+	return ec._LinkClick(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNLinkClick2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkClickᚄ(ctx context.Context, sel ast.SelectionSet, v []model.LinkClick) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLinkClick2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkClick(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLinkClickConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkClickConnection(ctx context.Context, sel ast.SelectionSet, v *model.LinkClickConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LinkClickConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNLinkConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkConnection(ctx context.Context, sel ast.SelectionSet, v *model.LinkConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LinkConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNLinkStats2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkStats(ctx context.Context, sel ast.SelectionSet, v *model.LinkStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LinkStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNLinkUtm2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐUTM(ctx context.Context, sel ast.SelectionSet, v *domain.UTM) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LinkUtm(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNMessage2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐMessage(ctx context.Context, sel ast.SelectionSet, v model.Message) graphql.Marshaler {
 	return ec._Message(ctx, sel, &v)
 }
@@ -17824,6 +22206,56 @@ func (ec *executionContext) unmarshalNSignUpInput2githubᚗcomᚋswitchboardᚑd
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNStatsBucket2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsBucket(ctx context.Context, sel ast.SelectionSet, v model.StatsBucket) graphql.Marshaler {
+	return ec._StatsBucket(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStatsBucket2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StatsBucket) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStatsBucket2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsBucket(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStatsCount2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCount(ctx context.Context, sel ast.SelectionSet, v domain.StatsCount) graphql.Marshaler {
+	return ec._StatsCount(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStatsCount2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCountᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.StatsCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStatsCount2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐStatsCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNStatsInterval2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsInterval(ctx context.Context, v any) (model.StatsInterval, error) {
+	var res model.StatsInterval
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStatsInterval2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsInterval(ctx context.Context, sel ast.SelectionSet, v model.StatsInterval) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -17897,6 +22329,11 @@ func (ec *executionContext) unmarshalNUpdateGroupInput2githubᚗcomᚋswitchboar
 
 func (ec *executionContext) unmarshalNUpdateInstanceInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐUpdateInstanceInput(ctx context.Context, v any) (model.UpdateInstanceInput, error) {
 	res, err := ec.unmarshalInputUpdateInstanceInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateLinkInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐUpdateLinkInput(ctx context.Context, v any) (model.UpdateLinkInput, error) {
+	res, err := ec.unmarshalInputUpdateLinkInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -18269,6 +22706,37 @@ func (ec *executionContext) marshalOJSON2encodingᚋjsonᚐRawMessage(ctx contex
 	return res
 }
 
+func (ec *executionContext) marshalOLink2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLink(ctx context.Context, sel ast.SelectionSet, v *model.Link) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Link(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOLinkSort2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkSort(ctx context.Context, v any) (*model.LinkSort, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.LinkSort)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOLinkSort2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkSort(ctx context.Context, sel ast.SelectionSet, v *model.LinkSort) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOLinkUtmInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐLinkUtmInput(ctx context.Context, v any) (*model.LinkUtmInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputLinkUtmInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOLocation2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐLocation(ctx context.Context, sel ast.SelectionSet, v *domain.Location) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -18349,6 +22817,22 @@ func (ec *executionContext) unmarshalOReactionInput2ᚖgithubᚗcomᚋswitchboar
 	}
 	res, err := ec.unmarshalInputReactionInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOStatsInterval2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsInterval(ctx context.Context, v any) (*model.StatsInterval, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.StatsInterval)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOStatsInterval2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐStatsInterval(ctx context.Context, sel ast.SelectionSet, v *model.StatsInterval) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

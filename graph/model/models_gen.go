@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
@@ -113,6 +114,31 @@ type CreateInstanceInput struct {
 	Connect *bool `json:"connect,omitempty"`
 }
 
+type CreateLinkInput struct {
+	// An absolute http or https URL.
+	URL string `json:"url"`
+	// Letters, digits, - and _; generated when absent.
+	Slug  *string  `json:"slug,omitempty"`
+	Title *string  `json:"title,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	// When the link stops redirecting (in the future).
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
+	ExpiredURL *string    `json:"expiredUrl,omitempty"`
+	// A positive number of counted clicks.
+	MaxClicks *int `json:"maxClicks,omitempty"`
+	// Visitors must enter it first. Write-only.
+	Password *string `json:"password,omitempty"`
+	// 301, 302 (default), 307 or 308.
+	RedirectStatus *int `json:"redirectStatus,omitempty"`
+	// A JSON object of your own (at most 4 KiB).
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	ExternalID *string         `json:"externalId,omitempty"`
+	Utm        *LinkUtmInput   `json:"utm,omitempty"`
+	IosURL     *string         `json:"iosUrl,omitempty"`
+	AndroidURL *string         `json:"androidUrl,omitempty"`
+	Archived   *bool           `json:"archived,omitempty"`
+}
+
 type CreateWebhookInput struct {
 	URL         string   `json:"url"`
 	Description *string  `json:"description,omitempty"`
@@ -211,6 +237,110 @@ type InstanceConnection struct {
 	Nodes      []Instance `json:"nodes"`
 	HasMore    bool       `json:"hasMore"`
 	NextCursor *string    `json:"nextCursor,omitempty"`
+}
+
+type Link struct {
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	// Where to share the link: shortLinkBase + / + slug.
+	ShortURL string `json:"shortUrl"`
+	// Where visitors go.
+	URL string `json:"url"`
+	// Empty when none.
+	Title     string     `json:"title"`
+	Tags      []string   `json:"tags"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// Where visitors go once the link has expired or used up its clicks (a 410 page when null).
+	ExpiredURL *string `json:"expiredUrl,omitempty"`
+	// How many counted (non-bot) clicks the link redirects; null for no limit.
+	MaxClicks *int `json:"maxClicks,omitempty"`
+	// Visitors must enter a password first (the password itself is never returned).
+	PasswordProtected bool `json:"passwordProtected"`
+	// 301, 302, 307 or 308.
+	RedirectStatus int `json:"redirectStatus"`
+	// Your own data: a JSON object.
+	Metadata json.RawMessage `json:"metadata"`
+	// Your own id for the link; the link is also ext_<externalId>.
+	ExternalID *string `json:"externalId,omitempty"`
+	// utm_ parameters appended to url on redirect.
+	Utm *domain.UTM `json:"utm"`
+	// Where iPhone and iPad visitors go instead of url.
+	IosURL *string `json:"iosUrl,omitempty"`
+	// Where Android visitors go instead of url.
+	AndroidURL *string `json:"androidUrl,omitempty"`
+	Archived   bool    `json:"archived"`
+	// Counted clicks (bots left out).
+	Clicks        int        `json:"clicks"`
+	LastClickedAt *time.Time `json:"lastClickedAt,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+	// The link's QR code as SVG markup; it holds shortUrl?qr=1, so scans count as QR clicks.
+	// Each one costs a read: ask for it on one link rather than in a list.
+	QRSVG string `json:"qrSvg"`
+}
+
+type LinkClick struct {
+	ID           string    `json:"id"`
+	LinkID       string    `json:"linkId"`
+	Timestamp    time.Time `json:"timestamp"`
+	Referrer     *string   `json:"referrer,omitempty"`
+	ReferrerHost *string   `json:"referrerHost,omitempty"`
+	// Empty when unknown.
+	Browser        string `json:"browser"`
+	BrowserVersion string `json:"browserVersion"`
+	Os             string `json:"os"`
+	// desktop, mobile, tablet, bot or unknown
+	Device string `json:"device"`
+	// ISO 3166 country code; empty when unknown.
+	Country string `json:"country"`
+	Bot     bool   `json:"bot"`
+	// Why the visit counts as a bot's (link_preview, crawler, head_request, empty_user_agent).
+	BotReason *string `json:"botReason,omitempty"`
+	// The visit came through the link's QR code.
+	QR bool `json:"qr"`
+}
+
+type LinkClickConnection struct {
+	Nodes      []LinkClick `json:"nodes"`
+	HasMore    bool        `json:"hasMore"`
+	NextCursor *string     `json:"nextCursor,omitempty"`
+}
+
+type LinkConnection struct {
+	Nodes      []Link  `json:"nodes"`
+	HasMore    bool    `json:"hasMore"`
+	NextCursor *string `json:"nextCursor,omitempty"`
+}
+
+type LinkStats struct {
+	LinkID      string        `json:"linkId"`
+	From        time.Time     `json:"from"`
+	To          time.Time     `json:"to"`
+	Interval    StatsInterval `json:"interval"`
+	IncludeBots bool          `json:"includeBots"`
+	Clicks      int           `json:"clicks"`
+	// Distinct visitors per day, summed over the range.
+	Uniques int `json:"uniques"`
+	// Bot visits in the range (counted whatever includeBots says).
+	Bots int `json:"bots"`
+	// Every interval of the range, oldest first, zeros included.
+	Timeseries []StatsBucket `json:"timeseries"`
+	// By country code (unknown when it cannot be told).
+	Countries []domain.StatsCount `json:"countries"`
+	// desktop, mobile, tablet, unknown (and bot with includeBots).
+	Devices  []domain.StatsCount `json:"devices"`
+	Browsers []domain.StatsCount `json:"browsers"`
+	Os       []domain.StatsCount `json:"os"`
+	// By referring host (direct when none).
+	Referrers []domain.StatsCount `json:"referrers"`
+}
+
+type LinkUtmInput struct {
+	Source   *string `json:"source,omitempty"`
+	Medium   *string `json:"medium,omitempty"`
+	Campaign *string `json:"campaign,omitempty"`
+	Term     *string `json:"term,omitempty"`
+	Content  *string `json:"content,omitempty"`
 }
 
 type LocationInput struct {
@@ -350,6 +480,12 @@ type SignUpInput struct {
 	Name     string `json:"name"`
 }
 
+type StatsBucket struct {
+	Start   time.Time `json:"start"`
+	Clicks  int       `json:"clicks"`
+	Uniques int       `json:"uniques"`
+}
+
 type Subscription struct {
 }
 
@@ -369,6 +505,27 @@ type UpdateInstanceInput struct {
 	// Settings to change; a null value resets one to its default.
 	Config            json.RawMessage `json:"config,omitempty"`
 	MessagesPerSecond *int            `json:"messagesPerSecond,omitempty"`
+}
+
+// The fields to change; absent fields stay as they are. null (or an empty string) clears
+// expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; utm replaces
+// all five parameters.
+type UpdateLinkInput struct {
+	URL            *string                       `json:"url,omitempty"`
+	Slug           *string                       `json:"slug,omitempty"`
+	Title          *string                       `json:"title,omitempty"`
+	Tags           []string                      `json:"tags,omitempty"`
+	ExpiresAt      graphql.Omittable[*time.Time] `json:"expiresAt,omitempty"`
+	ExpiredURL     graphql.Omittable[*string]    `json:"expiredUrl,omitempty"`
+	MaxClicks      graphql.Omittable[*int]       `json:"maxClicks,omitempty"`
+	Password       graphql.Omittable[*string]    `json:"password,omitempty"`
+	RedirectStatus *int                          `json:"redirectStatus,omitempty"`
+	Metadata       json.RawMessage               `json:"metadata,omitempty"`
+	ExternalID     graphql.Omittable[*string]    `json:"externalId,omitempty"`
+	Utm            *LinkUtmInput                 `json:"utm,omitempty"`
+	IosURL         graphql.Omittable[*string]    `json:"iosUrl,omitempty"`
+	AndroidURL     graphql.Omittable[*string]    `json:"androidUrl,omitempty"`
+	Archived       *bool                         `json:"archived,omitempty"`
 }
 
 type UpdateWebhookInput struct {
@@ -460,6 +617,116 @@ func (e *APIKeyStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e APIKeyStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type LinkSort string
+
+const (
+	LinkSortCreated LinkSort = "CREATED"
+	LinkSortClicks  LinkSort = "CLICKS"
+)
+
+var AllLinkSort = []LinkSort{
+	LinkSortCreated,
+	LinkSortClicks,
+}
+
+func (e LinkSort) IsValid() bool {
+	switch e {
+	case LinkSortCreated, LinkSortClicks:
+		return true
+	}
+	return false
+}
+
+func (e LinkSort) String() string {
+	return string(e)
+}
+
+func (e *LinkSort) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = LinkSort(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid LinkSort", str)
+	}
+	return nil
+}
+
+func (e LinkSort) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *LinkSort) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e LinkSort) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type StatsInterval string
+
+const (
+	StatsIntervalDay  StatsInterval = "DAY"
+	StatsIntervalHour StatsInterval = "HOUR"
+)
+
+var AllStatsInterval = []StatsInterval{
+	StatsIntervalDay,
+	StatsIntervalHour,
+}
+
+func (e StatsInterval) IsValid() bool {
+	switch e {
+	case StatsIntervalDay, StatsIntervalHour:
+		return true
+	}
+	return false
+}
+
+func (e StatsInterval) String() string {
+	return string(e)
+}
+
+func (e *StatsInterval) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StatsInterval(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StatsInterval", str)
+	}
+	return nil
+}
+
+func (e StatsInterval) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StatsInterval) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StatsInterval) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
