@@ -70,6 +70,7 @@ bench: build
 	./scripts/bench-load.sh
 	./scripts/bench-webhooks.sh
 	./scripts/bench-messages.sh
+	./scripts/bench-links.sh
 	cd backend && $(GO) run ./cmd/sbfanout -bin ../$(BIN) -clients $${FANOUT_CLIENTS:-1000}
 
 clean:

@@ -6,6 +6,11 @@
 // With -database-url it is the baseline of the send benchmark (scripts/bench-messages.sh):
 // every POST commits one row in its own PostgreSQL transaction before answering 202, the
 // floor of "accepted durably" on this database, without anything Switchboard adds.
+//
+// With -redirect it is the baseline of the short-link benchmark (scripts/bench-links.sh):
+// every request is answered 302 Found to that location with the headers the redirect of
+// GET /l/{slug} sends (Location, Cache-Control: private, max-age=0, X-Robots-Tag: noindex)
+// and no body, as Switchboard answers it.
 package main
 
 import (
@@ -25,7 +30,18 @@ func main() {
 	bodyFile := flag.String("body", "", "file holding the response body")
 	contentType := flag.String("content-type", "application/json", "Content-Type of the response")
 	dbURL := flag.String("database-url", "", "PostgreSQL URL: commit one row per POST before answering")
+	redirect := flag.String("redirect", "", "answer every request 302 Found to this location (no -body needed)")
 	flag.Parse()
+	if *redirect != "" {
+		serve(*addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := w.Header()
+			h.Set("Cache-Control", "private, max-age=0")
+			h.Set("X-Robots-Tag", "noindex")
+			h.Set("Location", *redirect)
+			w.WriteHeader(http.StatusFound)
+		}))
+		return
+	}
 	var db *sql.DB
 	if *dbURL != "" {
 		var err error
@@ -39,13 +55,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sbbaseline:", err)
 		os.Exit(1)
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sbbaseline:", err)
-		os.Exit(1)
-	}
-	fmt.Printf("sbbaseline listening on %s\n", ln.Addr())
-	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serve(*addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", *contentType)
 		if db != nil && r.Method == http.MethodPost {
 			in, _ := io.ReadAll(r.Body)
@@ -57,6 +67,17 @@ func main() {
 		}
 		_, _ = w.Write(body)
 	}))
+}
+
+// serve answers on addr with h until the process ends.
+func serve(addr string, h http.Handler) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sbbaseline:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("sbbaseline listening on %s\n", ln.Addr())
+	_ = http.Serve(ln, h)
 }
 
 // openScratch connects (with the pool size and one-round-trip statements Switchboard
