@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 )
 
 // metrics is one app's Prometheus registry (per app, so tests can run several apps).
@@ -26,7 +27,7 @@ type metrics struct {
 	cache atomic.Pointer[map[seriesKey]series]
 }
 
-func newMetrics(svc *service.Service) *metrics {
+func newMetrics(svc *service.Service, lnk *links.Links) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -42,7 +43,13 @@ func newMetrics(svc *service.Service) *metrics {
 		m.requests, m.duration,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "switchboard_live_subscribers", Help: "Live event subscriptions on this replica.",
-		}, func() float64 { return float64(svc.Bus().Subscribers()) }))
+		}, func() float64 { return float64(svc.Bus().Subscribers()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "switchboard_link_clicks_written_total", Help: "Short-link clicks written to the database by this replica.",
+		}, func() float64 { return float64(lnk.WrittenClicks()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "switchboard_link_clicks_dropped_total", Help: "Short-link clicks dropped because the click buffer was full (the database far behind).",
+		}, func() float64 { return float64(lnk.DroppedClicks()) }))
 	return m
 }
 

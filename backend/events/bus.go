@@ -70,6 +70,13 @@ func (b *Bus) Publish(e domain.Event) {
 	}
 }
 
+// Idle tells that nobody is subscribed on this replica (so there is nothing to publish).
+func (b *Bus) Idle() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.subs) == 0
+}
+
 // Subscribers counts live subscriptions (for metrics and tests).
 func (b *Bus) Subscribers() int {
 	b.mu.RLock()

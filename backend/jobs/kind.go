@@ -165,7 +165,7 @@ func Enqueue(ctx context.Context, tx *store.Tx, now time.Time, js ...NewJob) err
 		return err
 	}
 	for k := range kinds {
-		tx.Announce(ChannelJobs, k)
+		tx.AnnounceWake(ChannelJobs, k)
 	}
 	return nil
 }

@@ -113,6 +113,13 @@ type notifiedEvent struct {
 
 // deliver publishes a committed event to this replica's live subscribers.
 func (ev *Events) deliver(payload string) {
+	// With no live subscriber on this replica there is no one to publish to: skip decoding
+	// (a burst of events, thousands of clicks a second, would otherwise keep this replica's
+	// listener busy and delay the job wake-ups behind them). A subscriber that arrives later
+	// replays what it missed from the log.
+	if ev.s.bus.Idle() {
+		return
+	}
 	var n notifiedEvent
 	if err := json.Unmarshal([]byte(payload), &n); err != nil {
 		ev.s.log.Error("bad event notification", "err", err)

@@ -501,7 +501,7 @@ func (w *Webhooks) Retry(ctx context.Context, a Actor, webhookID, deliveryID str
 			}
 			return err
 		}
-		tx.Announce(jobs.ChannelJobs, domain.JobWebhookDelivery)
+		tx.AnnounceWake(jobs.ChannelJobs, domain.JobWebhookDelivery)
 		if err := tx.RequeueDelivery(ctx, deliveryID, now); err != nil {
 			return err
 		}

@@ -22,6 +22,8 @@ import (
 type announcer struct {
 	mu      sync.Mutex
 	pending []announcement
+	// wakes go before pending: a job wake-up must not wait behind a burst of events.
+	wakes   []announcement
 	wake    chan struct{}
 	done    chan struct{} // closed by Close
 	stopped chan struct{} // closed when the loop has sent everything
@@ -37,10 +39,15 @@ const maxAnnounceBatch = 500
 // (never if it rolls back), batched with other announcements. See announce.go for what
 // that trades.
 func (t *Tx) Announce(channel, payload string) {
-	t.after = append(t.after, func() { t.s.announce(channel, payload) })
+	t.after = append(t.after, func() { t.s.announce(channel, payload, false) })
 }
 
-func (s *Store) announce(channel, payload string) {
+// AnnounceWake is Announce for a wake-up (of job workers): sent ahead of pending events.
+func (t *Tx) AnnounceWake(channel, payload string) {
+	t.after = append(t.after, func() { t.s.announce(channel, payload, true) })
+}
+
+func (s *Store) announce(channel, payload string, wake bool) {
 	if s.dialect != Postgres {
 		s.deliver(channel, payload)
 		return
@@ -51,7 +58,11 @@ func (s *Store) announce(channel, payload string) {
 		go s.announceLoop()
 	})
 	a.mu.Lock()
-	a.pending = append(a.pending, announcement{channel, payload})
+	if wake {
+		a.wakes = append(a.wakes, announcement{channel, payload})
+	} else {
+		a.pending = append(a.pending, announcement{channel, payload})
+	}
 	a.mu.Unlock()
 	select {
 	case a.wake <- struct{}{}:
@@ -79,11 +90,11 @@ func (s *Store) flushAnnouncements() {
 	a := &s.announcer
 	for {
 		a.mu.Lock()
-		batch := a.pending
-		if len(batch) > maxAnnounceBatch {
-			batch = batch[:maxAnnounceBatch]
-		}
-		a.pending = a.pending[len(batch):]
+		batch := a.wakes // few (deduplicated below), and always first
+		a.wakes = nil
+		n := min(len(a.pending), max(maxAnnounceBatch-len(batch), 0))
+		batch = append(batch, a.pending[:n]...)
+		a.pending = a.pending[n:]
 		a.mu.Unlock()
 		if len(batch) == 0 {
 			return

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/mileusna/useragent"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
@@ -31,11 +33,67 @@ var previewers = []string{"facebookexternalhit", "facebot", "twitterbot", "slack
 var crawlers = []string{"bot", "crawl", "spider", "slurp", "headless", "scrapy", "python-requests", "python-urllib",
 	"go-http-client", "okhttp", "java/", "libwww", "httpclient", "phantomjs", "lighthouse", "preview"}
 
+// agent is what a click keeps of a user agent, parsed once per distinct string.
+type agent struct {
+	browser, version, os string
+	device               string
+	ios, android         bool
+	// bot is why a GET with this agent is not a person's ("" when it is).
+	bot string
+}
+
+// agents caches parsed user agents: real traffic repeats a few thousand strings, and parsing
+// one (and looking for bot words) costs more than the rest of a redirect.
+type agents struct {
+	mu sync.RWMutex
+	m  map[string]agent
+}
+
+const maxAgents = 4096
+
+func (c *agents) get(ua string) agent {
+	c.mu.RLock()
+	a, ok := c.m[ua]
+	c.mu.RUnlock()
+	if ok {
+		return a
+	}
+	a = parseAgent(ua)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxAgents {
+		c.m = make(map[string]agent, 256) // rare: start over rather than track recency per hit
+	}
+	c.m[ua] = a
+	c.mu.Unlock()
+	return a
+}
+
+func parseAgent(s string) agent {
+	ua := useragent.Parse(s)
+	a := agent{browser: ua.Name, version: ua.Version, os: ua.OS, ios: ua.IsIOS(), android: ua.IsAndroid(),
+		device: domain.DeviceUnknown, bot: agentBotReason(s, ua)}
+	switch {
+	case a.bot != "":
+		a.device = domain.DeviceBot
+	case ua.Tablet:
+		a.device = domain.DeviceTablet
+	case ua.Mobile:
+		a.device = domain.DeviceMobile
+	case ua.Desktop:
+		a.device = domain.DeviceDesktop
+	}
+	return a
+}
+
 // botReason tells why a visit is not a person's ("" when it is).
-func botReason(method, agent string, ua useragent.UserAgent) string {
+func botReason(method string, a agent) string {
 	if method == "HEAD" {
 		return "head_request"
 	}
+	return a.bot
+}
+
+func agentBotReason(agent string, ua useragent.UserAgent) string {
 	if strings.TrimSpace(agent) == "" {
 		return "empty_user_agent"
 	}
@@ -58,20 +116,12 @@ func botReason(method, agent string, ua useragent.UserAgent) string {
 
 // newClick describes a visit: parsed agent, bot flag, referrer, country and the day's
 // visitor hash (never the IP).
-func (l *Links) newClick(link domain.Link, v Visit, ua useragent.UserAgent, now time.Time) domain.Click {
+func (l *Links) newClick(link domain.Link, v Visit, a agent, now time.Time) domain.Click {
 	c := domain.Click{ID: domain.NewID(domain.PrefixClick), WorkspaceID: link.WorkspaceID, LinkID: link.ID, At: now,
-		Browser: ua.Name, BrowserVersion: ua.Version, OS: ua.OS, QR: v.QR, Device: domain.DeviceUnknown}
-	c.BotReason = botReason(v.Method, v.UserAgent, ua)
-	c.Bot = c.BotReason != ""
-	switch {
-	case c.Bot:
+		Browser: a.browser, BrowserVersion: a.version, OS: a.os, QR: v.QR, Device: a.device}
+	c.BotReason = botReason(v.Method, a)
+	if c.Bot = c.BotReason != ""; c.Bot {
 		c.Device = domain.DeviceBot
-	case ua.Tablet:
-		c.Device = domain.DeviceTablet
-	case ua.Mobile:
-		c.Device = domain.DeviceMobile
-	case ua.Desktop:
-		c.Device = domain.DeviceDesktop
 	}
 	if v.Referrer != "" {
 		ref := v.Referrer
@@ -88,8 +138,14 @@ func (l *Links) newClick(link domain.Link, v Visit, ua useragent.UserAgent, now 
 	return c
 }
 
-// visitor hashes an IP with a salt and the day, so one visitor counts once a day and no
-// hash can be joined across days or turned back into the IP.
+// visitorKey is the day's key of visitor hashes: HMAC(salt, day), made once a day.
+type visitorKey struct {
+	day string
+	key []byte
+}
+
+// visitor hashes an IP with the day's key, so one visitor counts once a day and no hash can
+// be joined across days or turned back into the IP.
 func (l *Links) visitor(ip string, now time.Time) string {
 	l.hashOnce.Do(func() {
 		if len(l.cfg.VisitorSalt) == 0 {
@@ -97,9 +153,25 @@ func (l *Links) visitor(ip string, now time.Time) string {
 			_, _ = rand.Read(l.cfg.VisitorSalt)
 		}
 	})
-	m := hmac.New(sha256.New, l.cfg.VisitorSalt)
-	m.Write([]byte(now.UTC().Format("2006-01-02") + "|" + ip))
-	return hex.EncodeToString(m.Sum(nil)[:16])
+	day := now.UTC().Format("2006-01-02")
+	k := l.dayKey.Load()
+	if k == nil || k.day != day {
+		m := hmac.New(sha256.New, l.cfg.VisitorSalt)
+		m.Write([]byte(day))
+		k = &visitorKey{day: day, key: m.Sum(nil)}
+		l.dayKey.Store(k)
+	}
+	h := sha256.New()
+	h.Write(k.key)
+	h.Write([]byte(ip))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:16])
+}
+
+// clickedData is domain.LinkClicked with the link already encoded.
+type clickedData struct {
+	Click domain.ClickObject `json:"click"`
+	Link  json.RawMessage    `json:"link"`
 }
 
 // clickWriter buffers clicks and writes them in batches, with their counts and
@@ -108,6 +180,8 @@ type clickWriter struct {
 	l       *Links
 	ch      chan domain.Click
 	dropped atomic.Int64
+	written atomic.Int64
+	warned  atomic.Int64 // unix nanoseconds of the last warning about drops
 	// flushes asks the loop to write everything buffered and answer.
 	flushes chan chan error
 	stop    chan struct{}
@@ -122,14 +196,37 @@ func newClickWriter(l *Links) *clickWriter {
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
-// add buffers a click; a full buffer drops it (counted) rather than make a visitor wait.
+// clickWait is how long a visit waits for room in a full buffer before its click is
+// dropped: clicks arriving faster than the database takes them slow the redirects down to
+// its pace (back-pressure) rather than being lost, but a stalled database never holds a
+// visitor for long.
+const clickWait = 2 * time.Second
+
+// add buffers a click. With the buffer full (the writer behind by BufferSize clicks) it
+// waits up to clickWait for room, then drops the click (counted, and logged).
 func (w *clickWriter) add(c domain.Click) {
 	select {
 	case w.ch <- c:
+		return
 	default:
-		w.dropped.Add(1)
+	}
+	t := time.NewTimer(clickWait)
+	defer t.Stop()
+	select {
+	case w.ch <- c:
+	case <-t.C:
+		n := w.dropped.Add(1)
+		now := time.Now().UnixNano()
+		if last := w.warned.Load(); now-last > int64(10*time.Second) && w.warned.CompareAndSwap(last, now) {
+			w.l.log.Warn("short-link clicks dropped: the click buffer is full (the database is far behind)",
+				"dropped_total", n, "buffer", cap(w.ch))
+		}
 	}
 }
+
+// maxWriteBatch bounds one transaction of clicks; when the writer is behind it writes
+// batches this large, which cost far less per click than small ones.
+const maxWriteBatch = 4096
 
 func (w *clickWriter) start() {
 	if w.started.Swap(true) {
@@ -147,9 +244,11 @@ func (w *clickWriter) loop() {
 		case c := <-w.ch:
 			w.pending = append(w.pending, c)
 			if len(w.pending) >= w.l.cfg.FlushSize {
+				w.drain()
 				w.write(context.Background())
 			}
 		case <-tick.C:
+			w.drain()
 			w.write(context.Background())
 		case reply := <-w.flushes:
 			w.drain()
@@ -162,9 +261,9 @@ func (w *clickWriter) loop() {
 	}
 }
 
-// drain moves every buffered click to the batch.
+// drain moves buffered clicks to the batch, up to maxWriteBatch.
 func (w *clickWriter) drain() {
-	for {
+	for len(w.pending) < maxWriteBatch {
 		select {
 		case c := <-w.ch:
 			w.pending = append(w.pending, c)
@@ -219,6 +318,7 @@ func (w *clickWriter) write(ctx context.Context) error {
 		}
 		return err
 	}
+	w.written.Add(int64(len(w.pending)))
 	w.pending = w.pending[:0]
 	return nil
 }
@@ -276,16 +376,27 @@ func (l *Links) writeClicks(ctx context.Context, batch []domain.Click) error {
 		if err != nil {
 			return err
 		}
+		// Each link is encoded once for all its clicks' events.
+		encoded := make(map[string]json.RawMessage, len(after))
+		var events []service.EventRecord
 		for _, c := range live {
 			if c.Bot {
 				continue
 			}
-			link := after[c.LinkID]
-			if _, err := l.s.Record(ctx, tx, c.WorkspaceID, domain.EventLinkClicked, nil,
-				domain.LinkClicked{Click: c.Object(), Link: l.Object(link.Link)}); err != nil {
-				return err
+			raw, ok := encoded[c.LinkID]
+			if !ok {
+				if raw, err = json.Marshal(l.Object(after[c.LinkID].Link)); err != nil {
+					return domain.Internal(err)
+				}
+				encoded[c.LinkID] = raw
 			}
+			events = append(events, service.EventRecord{WorkspaceID: c.WorkspaceID, Type: domain.EventLinkClicked,
+				Data: clickedData{Click: c.Object(), Link: raw}})
 		}
-		return nil
+		if len(events) == 0 {
+			return nil
+		}
+		_, err = l.s.RecordAll(ctx, tx, events)
+		return err
 	})
 }

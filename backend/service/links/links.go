@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -26,7 +27,8 @@ type Config struct {
 	GeoIP *GeoIP
 	// FlushInterval is how often buffered clicks are written (default 250 ms), FlushSize
 	// how many make a batch early (default 500), BufferSize how many may wait (default
-	// 65536; beyond it clicks are dropped and counted, never making a visitor wait).
+	// 65536; beyond it a visit waits for room, up to clickWait, then its click is dropped
+	// and counted).
 	FlushInterval time.Duration
 	FlushSize     int
 	BufferSize    int
@@ -44,7 +46,9 @@ type Links struct {
 	cache *slugCache
 	clk   *clickWriter
 
+	agents   agents
 	hashOnce sync.Once
+	dayKey   atomic.Pointer[visitorKey]
 }
 
 // New returns the short-link service over the platform service s. Start the click writer
@@ -77,6 +81,9 @@ func (l *Links) Flush(ctx context.Context) error { return l.clk.flush(ctx) }
 
 // DroppedClicks counts clicks dropped because the buffer was full.
 func (l *Links) DroppedClicks() int64 { return l.clk.dropped.Load() }
+
+// WrittenClicks counts clicks written to the database.
+func (l *Links) WrittenClicks() int64 { return l.clk.written.Load() }
 
 // ShortBase is the address short_url values start with.
 func (l *Links) ShortBase() string { return l.cfg.ShortBase }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/maxmind/mmdbwriter"
 	"github.com/maxmind/mmdbwriter/mmdbtype"
-	"github.com/mileusna/useragent"
 )
 
 // A MaxMind database (written here with MaxMind's own writer) names a click's country;
@@ -66,7 +65,7 @@ func TestBotReason(t *testing.T) {
 		{"GET", "python-requests/2.31.0", "crawler"},
 		{"GET", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36", "crawler"},
 	} {
-		if got := botReason(c.method, c.ua, useragent.Parse(c.ua)); got != c.want {
+		if got := botReason(c.method, parseAgent(c.ua)); got != c.want {
 			t.Errorf("%s %q: %q, want %q", c.method, c.ua, got, c.want)
 		}
 	}

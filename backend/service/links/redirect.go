@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mileusna/useragent"
-
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/store"
@@ -170,7 +168,7 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 		}
 		status = 303 // the answer to a form post: the browser GETs the target
 	}
-	ua := useragent.Parse(v.UserAgent)
+	ua := l.agents.get(v.UserAgent)
 	click := l.newClick(link.Link, v, ua, now)
 	if link.MaxClicks != nil && !click.Bot {
 		ok, err := l.st.ReserveClick(ctx, link.ID, now)
@@ -185,9 +183,9 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 	}
 	l.clk.add(click)
 	target := e.target
-	if ua.IsIOS() && e.ios != "" {
+	if ua.ios && e.ios != "" {
 		target = e.ios
-	} else if ua.IsAndroid() && e.android != "" {
+	} else if ua.android && e.android != "" {
 		target = e.android
 	}
 	return Outcome{Kind: Redirect, Status: status, Location: target}, nil
