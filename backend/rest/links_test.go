@@ -191,9 +191,10 @@ func TestLinksBulk(t *testing.T) {
 		bad := e.do("POST", "/api/v1/links/bulk", secret, map[string]any{"links": []any{
 			map[string]any{"url": "https://example.com/1", "slug": "one"},
 			map[string]any{"url": "javascript:void(0)"},
+			map[string]any{"url": "https://example.com/3", "slug": "no way"},
 		}}).wantError(t, 400, "validation_failed")
-		if bad["param"] != "links[1].url" {
-			t.Fatalf("bulk refusal param %v", bad["param"])
+		if bad["param"] != "links[1].url" || !strings.Contains(bad["message"].(string), "1 more refused: links[2].slug") {
+			t.Fatalf("bulk refusal %v", bad)
 		}
 		if n := len(e.do("GET", "/api/v1/links", secret, nil).json(t)["data"].([]any)); n != 0 {
 			t.Fatalf("%d links stored by a refused bulk call", n)

@@ -2,7 +2,9 @@ package links
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -214,7 +216,8 @@ func (l *Links) BulkDelete(ctx context.Context, a service.Actor, ids []string) (
 	})
 }
 
-// bulk runs fn for every item in one transaction: the first refusal rolls all back.
+// bulk runs fn for every item in one transaction: any refusal rolls all back. Every item
+// is tried, so the refusal names the first refused item (param) and lists the others.
 func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, fn func(service.Change, T, string) (domain.Link, error)) ([]domain.Link, error) {
 	if len(items) == 0 || len(items) > MaxBulk {
 		return nil, domain.Invalid("links", "a bulk call takes 1 to %d links", MaxBulk)
@@ -222,14 +225,30 @@ func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, fn f
 	var out []domain.Link
 	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
 		out = make([]domain.Link, 0, len(items))
+		var first *domain.Error
+		var others []string
 		for i, it := range items {
 			link, err := fn(c, it, fmt.Sprintf("links[%d].", i))
-			if err != nil {
-				return err
+			var de *domain.Error
+			switch {
+			case err == nil:
+				out = append(out, link)
+			case !errors.As(err, &de) || de.Code == domain.CodeInternal || de.Code == domain.CodeUnavailable:
+				return err // the database failed: nothing more to try
+			case first == nil:
+				first = de
+			default:
+				others = append(others, de.Param)
 			}
-			out = append(out, link)
 		}
-		return nil
+		if first == nil {
+			return nil
+		}
+		e := *first
+		if len(others) > 0 {
+			e.Message += fmt.Sprintf(" (%d more refused: %s)", len(others), strings.Join(others, ", "))
+		}
+		return &e
 	})
 	return out, err
 }
