@@ -12,10 +12,12 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/channels/sandbox"
+	"github.com/switchboard-dev/switchboard/backend/hooks"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/automation"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/shortlink"
@@ -34,12 +36,14 @@ type App struct {
 	// Messaging is the messaging surface (instances, messages, chats, groups, contacts).
 	Messaging *messaging.Messaging
 	// Links is the short-link surface (links, redirects, clicks).
-	Links    *links.Links
-	Jobs     *jobs.Engine
-	Webhooks *webhook.Sender
-	Handler  http.Handler
-	log      *slog.Logger
-	metrics  *metrics // served by MetricsHandler, never by Handler
+	Links *links.Links
+	// Automation is the automation surface (inbound publishing endpoints, actions).
+	Automation *automation.Automation
+	Jobs       *jobs.Engine
+	Webhooks   *webhook.Sender
+	Handler    http.Handler
+	log        *slog.Logger
+	metrics    *metrics // served by MetricsHandler, never by Handler
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -86,6 +90,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	lnk := links.New(svc, links.Config{ShortBase: cfg.shortBase(), BlockedHosts: cfg.LinkBlocklist, GeoIP: geo,
 		VisitorSalt: visitorSalt(cfg.SecretsKey)})
+	auto := automation.New(svc, msg, lnk, automation.Config{HooksBase: cfg.BaseURL + "/hooks", Policy: policy})
+	engine.Register(auto.Kind(cfg.actionWorkers()))
 	if err := engine.Start(ctx); err != nil {
 		svc.Close()
 		st.Close()
@@ -93,7 +99,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	sender.Start(ctx)
 	lnk.Start()
-	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Jobs: engine, Webhooks: sender, log: log}
+	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Automation: auto, Jobs: engine, Webhooks: sender, log: log}
 	a.Handler = a.routes()
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
@@ -116,13 +122,14 @@ func (a *App) routes() http.Handler {
 	// One per-key rate limiter for both API transports: a key spends one bucket.
 	limiter := httpx.NewLimiter(a.Service.Clock(), cfg.RateLimit, cfg.RateBurst)
 	api := rest.New(a.Service, rest.Options{BaseURL: cfg.BaseURL, Limiter: limiter,
-		MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log, Messaging: a.Messaging, Links: a.Links})
+		MaxBodyBytes: cfg.MaxBodyBytes, Logger: a.log, Messaging: a.Messaging, Links: a.Links, Automation: a.Automation})
 	mux.Handle("/api/v1/", api)
 	mux.Handle("/graphql", graph.NewHandler(a.Service, graph.Options{BaseURL: cfg.BaseURL,
 		Introspection: cfg.GraphQLIntrospection, ComplexityLimit: cfg.GraphQLComplexity,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log, Limiter: limiter,
 		Messaging: a.Messaging, Links: a.Links}))
 	mux.Handle("/l/", shortlink.Handler(a.Links, "/l/", a.log))
+	mux.Handle(hooks.Prefix, hooks.Handler(a.Automation, a.log))
 	mux.Handle("/user/", web.Handler())
 	mux.Handle("GET /user", http.RedirectHandler("/user/api", http.StatusFound))
 	mux.Handle("GET /{$}", http.RedirectHandler("/user/api", http.StatusFound))

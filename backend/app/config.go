@@ -316,3 +316,12 @@ func (c Config) shortBase() string {
 	}
 	return c.BaseURL + "/l"
 }
+
+// actionWorkers is how many automation actions this replica runs at once: none on an
+// API-only replica (SWITCHBOARD_MESSAGE_WORKERS=0), which only accepts calls.
+func (c Config) actionWorkers() int {
+	if c.MessageWorkers == 0 {
+		return 0
+	}
+	return 16
+}

@@ -53,3 +53,13 @@ func TestAppendRFC3339Nano(t *testing.T) {
 		t.Errorf("now: got %s, want %s", appendRFC3339Nano(nil, now), now.Format(time.RFC3339Nano))
 	}
 }
+
+// The token of /hooks/{token} is a secret: the access log never shows it.
+func TestAccessLogHidesHookTokens(t *testing.T) {
+	if got := LoggedPath("/hooks/q3VbU1ZxN2w0Zk9hY2p4dFJ6bUtzVw"); got != "/hooks/{token}" {
+		t.Fatalf("logged %q", got)
+	}
+	if got := LoggedPath("/api/v1/links"); got != "/api/v1/links" {
+		t.Fatalf("logged %q", got)
+	}
+}

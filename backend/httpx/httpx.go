@@ -227,7 +227,7 @@ func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
 			// The line goes straight to the handler (written directly by a JSONHandler):
 			// Logger.LogAttrs would also walk the stack for a source position nobody logs.
 			logAccess(ctx, h, &accessLine{time: end, requestID: id, method: r.Method,
-				path: r.URL.Path, status: rec.Status, bytes: rec.Bytes,
+				path: LoggedPath(r.URL.Path), status: rec.Status, bytes: rec.Bytes,
 				durationMS: float64(end.Sub(start).Microseconds()) / 1000})
 		})
 	}
@@ -290,4 +290,13 @@ func HeaderValue(h http.Header, canonicalKey string) string {
 		return v[0]
 	}
 	return ""
+}
+
+// LoggedPath is a path as the access log shows it: the token of /hooks/{token} is a secret
+// (it lets anyone publish), so it never reaches a log.
+func LoggedPath(p string) string {
+	if strings.HasPrefix(p, "/hooks/") {
+		return "/hooks/{token}"
+	}
+	return p
 }

@@ -33,6 +33,7 @@ var reasonStatus = map[string]int{
 	ReasonUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	"method_not_allowed":     http.StatusMethodNotAllowed,
 	"unsupported_by_channel": http.StatusUnprocessableEntity, // a channel driver lacks a capability
+	"schema_mismatch":        http.StatusUnprocessableEntity, // a published payload breaks its endpoint's schema
 }
 
 // KnownCode reports whether c is one of the domain's codes (anything else is internal).

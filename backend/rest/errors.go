@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"log/slog"
 	"net/http"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -88,7 +89,7 @@ func (a *api) error(w http.ResponseWriter, r *http.Request, err error) {
 		msg = "internal error"
 	}
 	if status >= 500 {
-		a.log.Error("request failed", "request_id", reqID, "method", r.Method, "path", r.URL.Path,
+		a.log.Error("request failed", "request_id", reqID, "method", r.Method, "path", httpx.LoggedPath(r.URL.Path),
 			"status", status, "err", err)
 	}
 	var param *string
@@ -99,4 +100,10 @@ func (a *api) error(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 	}
 	writeJSON(w, status, errorBody{errorObject{Message: msg, Type: typ, Param: param, Code: code, RequestID: reqID}})
+}
+
+// WriteError writes err as the API's error envelope, for handlers outside /api/v1 that
+// answer in its shape (/hooks/{token}).
+func WriteError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	(&api{log: log}).error(w, r, err)
 }

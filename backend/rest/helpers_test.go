@@ -20,13 +20,16 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/channels/sandbox"
+	"github.com/switchboard-dev/switchboard/backend/hooks"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/automation"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/shortlink"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
 )
@@ -67,6 +70,7 @@ type env struct {
 	doc    *openapi3.T
 	owner  servicetest.Owner
 	links  *links.Links
+	auto   *automation.Automation
 }
 
 // eachDialect runs fn against SQLite and PostgreSQL.
@@ -108,14 +112,19 @@ func newEnvOn(t *testing.T, svc *service.Service, st *store.Store, clock *testCl
 		opts.Links.Start()
 		t.Cleanup(opts.Links.Close)
 	}
+	if opts.Automation == nil {
+		opts.Automation = automation.New(svc, opts.Messaging, opts.Links,
+			automation.Config{HooksBase: baseURL + "/hooks", Policy: ssrf.MustPolicy("127.0.0.1")})
+	}
 	h, router := rest.NewWithRouter(svc, opts)
 	app := http.NewServeMux() // mounted as the app mounts it
+	app.Handle(hooks.Prefix, httpx.RequestID(hooks.Handler(opts.Automation, svc.Logger())))
 	app.Handle(rest.Prefix+"/", httpx.RequestID(h))
 	app.Handle("/l/", shortlink.Handler(opts.Links, "/l/", svc.Logger()))
 	srv := httptest.NewServer(app)
 	t.Cleanup(srv.Close)
 
-	e := &env{t: t, svc: svc, store: st, clock: clock, srv: srv, router: router, links: opts.Links}
+	e := &env{t: t, svc: svc, store: st, clock: clock, srv: srv, router: router, links: opts.Links, auto: opts.Automation}
 	e.doc = loadDocument(t, srv.URL)
 	e.client = &http.Client{Transport: &validatingTransport{t: t, env: e, base: http.DefaultTransport}}
 	e.owner = servicetest.NewOwner(t, svc)

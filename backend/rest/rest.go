@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/automation"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 )
@@ -55,6 +56,8 @@ type Options struct {
 	Messaging *messaging.Messaging
 	// Links serves short links, their clicks, stats and QR codes.
 	Links *links.Links
+	// Automation serves inbound publishing endpoints, their calls and runs.
+	Automation *automation.Automation
 }
 
 func (o *Options) defaults(svc *service.Service) {

@@ -31,7 +31,8 @@ import (
 //	enum:"a,b,c"         allowed strings
 //	format, pattern      string rules; minLength, maxLength, minItems, maxItems, minimum,
 //	                     maximum: numbers
-//	type:"object"        the JSON type of an interface or json.RawMessage field
+//	type:"object"        the JSON type of an interface or json.RawMessage field (a pointer
+//	                     to one, in a response, may also be null)
 //
 // Named struct types become components (#/components/schemas/<Name>) named after the Go
 // type: first letter upper-cased, an "Object" suffix dropped (domain.WebhookObject is
@@ -155,8 +156,11 @@ func (s *schemaSet) object(t reflect.Type, in bool) obj {
 	props, required := obj{}, []string{}
 	for _, f := range jsonFields(t) {
 		p := s.schema(f.typ, in)
-		if f.tag.Get("type") != "" {
-			p["type"] = f.tag.Get("type")
+		if tt := f.tag.Get("type"); tt != "" {
+			p["type"] = tt
+			if f.typ.Kind() == reflect.Pointer && !in { // a *json.RawMessage written as null when nil
+				p["type"] = []string{tt, "null"}
+			}
 		}
 		annotate(p, f.tag)
 		if f.doc != "" {

@@ -36,6 +36,9 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, workspaceID, typ str
 
 // EventRecord is one event to record with RecordAll.
 type EventRecord struct {
+	// ID, when set, is the event's id (made beforehand, so that what it records can carry
+	// it); else a new one.
+	ID          string
 	WorkspaceID string
 	Type        string
 	InstanceID  *string
@@ -56,8 +59,11 @@ func (s *Service) recordAll(ctx context.Context, tx *store.Tx, rs []EventRecord)
 		if err != nil {
 			return nil, domain.Internal(err)
 		}
-		e := domain.Event{ID: domain.NewID(domain.PrefixEvent), Type: r.Type, WorkspaceID: r.WorkspaceID,
-			InstanceID: r.InstanceID, Data: raw, Timestamp: now}
+		id := r.ID
+		if id == "" {
+			id = domain.NewID(domain.PrefixEvent)
+		}
+		e := domain.Event{ID: id, Type: r.Type, WorkspaceID: r.WorkspaceID, InstanceID: r.InstanceID, Data: raw, Timestamp: now}
 		// Every event must fit a webhook payload, so it is refused here, at the source, with
 		// the change that caused it (the envelope adds well under 1 KB to the data).
 		if len(raw) > domain.MaxEventPayload-1024 {

@@ -716,3 +716,6 @@ func sampleHook(now time.Time, enabled bool, reason string) domain.Webhook {
 		EventTypes: []string{"message.received", "link.clicked"}, InstanceID: &inst, Enabled: enabled,
 		DisabledReason: reason, CreatedAt: now, UpdatedAt: now}
 }
+
+// NewSigningSecret returns a fresh Standard Webhooks secret (whsec_…), as endpoints get.
+func NewSigningSecret() string { return newWebhookSecret() }

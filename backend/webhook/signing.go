@@ -46,3 +46,35 @@ func signature(key []byte, msgID string, ts time.Time, body []byte) string {
 	mac.Write(body)
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
+
+// Tolerance is how far a signed message's timestamp may be from now when verified.
+const Tolerance = 5 * time.Minute
+
+// Verify checks a Standard Webhooks signature made with secret: one of the space-separated
+// "v1,<signature>" values must match (compared in constant time) and the timestamp must be
+// within Tolerance of now, so a captured call cannot be replayed later.
+func Verify(secret, msgID, timestamp, signatures string, body []byte, now time.Time) error {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, secretPrefix))
+	if err != nil || len(key) == 0 {
+		return errors.New("malformed secret")
+	}
+	if msgID == "" || timestamp == "" || signatures == "" {
+		return errors.New("missing webhook-id, webhook-timestamp or webhook-signature")
+	}
+	sec, err := strconv.ParseInt(timestamp, 10, 64)
+	if err != nil {
+		return errors.New("webhook-timestamp is not a Unix time in seconds")
+	}
+	ts := time.Unix(sec, 0)
+	if d := now.Sub(ts); d > Tolerance || d < -Tolerance {
+		return errors.New("webhook-timestamp is too far from now")
+	}
+	want := []byte(signature(key, msgID, ts, body))
+	for _, s := range strings.Fields(signatures) {
+		v, sig, ok := strings.Cut(s, ",")
+		if ok && v == "v1" && hmac.Equal([]byte(sig), want) {
+			return nil
+		}
+	}
+	return errors.New("no signature matches")
+}

@@ -1,0 +1,212 @@
+package automation
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"mime"
+	"net/url"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/webhook"
+)
+
+// Call is an inbound call to /hooks/{token} as the handler read it.
+type Call struct {
+	Token       string
+	ContentType string
+	Body        []byte
+	// IdempotencyKey (or, when absent, the Standard Webhooks webhook-id) deduplicates a
+	// retried call.
+	IdempotencyKey string
+	// Standard Webhooks headers, and the shared token header.
+	WebhookID, WebhookTimestamp, WebhookSignature string
+	HeaderToken                                   string
+}
+
+// errUnknownEndpoint is the answer for every token that does not name an enabled endpoint
+// (never telling which, nor anything about a workspace).
+var errUnknownEndpoint = &domain.Error{Code: domain.CodeNotFound, Reason: "not_found", Message: "no such endpoint"}
+
+var errBadSignature = &domain.Error{Code: domain.CodeUnauthenticated, Reason: "invalid_signature",
+	Message: "the call's signature does not verify with this endpoint's secret"}
+
+// endpoint finds the enabled endpoint of a token (cached; every change drops it).
+func (a *Automation) endpoint(ctx context.Context, token string) (store.StoredPublisher, error) {
+	if token == "" || len(token) > 128 {
+		return store.StoredPublisher{}, errUnknownEndpoint
+	}
+	hash := hashToken(token)
+	a.mu.RLock()
+	p, ok := a.tokens[hash]
+	a.mu.RUnlock()
+	if !ok {
+		var err error
+		if p, err = a.st.PublisherByTokenHash(ctx, hash); err != nil {
+			if domain.IsCode(err, domain.CodeNotFound) {
+				return p, errUnknownEndpoint
+			}
+			return p, err
+		}
+		a.mu.Lock()
+		if len(a.tokens) > 10_000 {
+			clear(a.tokens)
+		}
+		a.tokens[hash] = p
+		a.mu.Unlock()
+	}
+	if !p.Enabled {
+		return p, errUnknownEndpoint
+	}
+	return p, nil
+}
+
+// Publish accepts a call: verified, read as JSON (a form is turned into an object),
+// checked against the endpoint's schema, then stored with its automation.published event
+// and, when the endpoint has an action, a queued run — all in one transaction, so a 202
+// is never lost. A call whose key the endpoint already accepted is answered with the first
+// one (replayed true) and stores nothing.
+func (a *Automation) Publish(ctx context.Context, call Call) (domain.Published, bool, error) {
+	return a.publish(ctx, call.Token, call, true)
+}
+
+func (a *Automation) publish(ctx context.Context, token string, call Call, verify bool) (domain.Published, bool, error) {
+	p, err := a.endpoint(ctx, token)
+	if err != nil {
+		return domain.Published{}, false, err
+	}
+	if verify {
+		if err := a.verify(p, call); err != nil {
+			return domain.Published{}, false, err
+		}
+	}
+	payload, err := readPayload(call.ContentType, call.Body)
+	if err != nil {
+		return domain.Published{}, false, err
+	}
+	if len(p.Schema) > 0 {
+		sch, err := a.schemas.get(p.ID+"@"+p.UpdatedAt.String(), p.Schema)
+		if err != nil {
+			return domain.Published{}, false, domain.Internal(err)
+		}
+		inst, err := decodeAny(payload)
+		if err != nil {
+			return domain.Published{}, false, domain.Invalid("", "the body is not valid JSON")
+		}
+		if err := sch.Validate(inst); err != nil {
+			where, what := violation(err)
+			return domain.Published{}, false, &domain.Error{Code: domain.CodeInvalid, Reason: "schema_mismatch",
+				Param: where, Message: "the payload does not match the endpoint's schema at " + pointer(where) + ": " + what}
+		}
+	}
+	key := call.IdempotencyKey
+	if key == "" {
+		key = call.WebhookID
+	}
+	if len(key) > MaxDedupeKeyLength {
+		return domain.Published{}, false, domain.Invalid("Idempotency-Key", "the idempotency key is at most %d characters", MaxDedupeKeyLength)
+	}
+	now := a.s.Clock().Now()
+	c := domain.Published{ID: domain.NewID(domain.PrefixEvent), WorkspaceID: p.WorkspaceID, EndpointID: p.ID, DedupeKey: key,
+		Payload: payload, ReceivedAt: now}
+	replayed := false
+	err = a.st.Tx(ctx, func(tx *store.Tx) error {
+		stored, inserted, err := tx.InsertCall(ctx, c)
+		if err != nil {
+			return err
+		}
+		if !inserted {
+			c, replayed = stored, true
+			return nil
+		}
+		if _, err := a.s.RecordAll(ctx, tx, []service.EventRecord{{ID: c.ID, WorkspaceID: p.WorkspaceID,
+			Type: domain.EventAutomationPublished, Data: c.Object()}}); err != nil {
+			return err
+		}
+		if p.Action == nil {
+			return nil
+		}
+		run := domain.Run{ID: domain.NewID(domain.PrefixRun), WorkspaceID: p.WorkspaceID, EndpointID: p.ID, CallID: c.ID,
+			ActionType: p.Action.Type, Status: domain.RunQueued, CreatedAt: now, UpdatedAt: now}
+		if err := tx.InsertRun(ctx, run); err != nil {
+			return err
+		}
+		return jobs.Enqueue(ctx, tx, now, jobs.NewJob{ID: run.ID, Kind: domain.JobAutomationAction, Payload: "{}",
+			MaxAttempts: len(actionBackoff) + 1})
+	})
+	return c, replayed, err
+}
+
+// verify checks the caller with the endpoint's secret.
+func (a *Automation) verify(p store.StoredPublisher, call Call) error {
+	if p.Verification == domain.VerifyNone {
+		return nil
+	}
+	secret, err := a.s.Open(p.SealedSecret)
+	if err != nil {
+		return domain.Internal(err)
+	}
+	switch p.Verification {
+	case domain.VerifyStandardWebhooks:
+		if webhook.Verify(secret, call.WebhookID, call.WebhookTimestamp, call.WebhookSignature, call.Body, a.s.Clock().Now()) != nil {
+			return errBadSignature
+		}
+	case domain.VerifyHeaderToken:
+		if subtle.ConstantTimeCompare([]byte(call.HeaderToken), []byte(secret)) != 1 {
+			return &domain.Error{Code: domain.CodeUnauthenticated, Reason: "invalid_token",
+				Message: "the " + HeaderToken + " header does not match this endpoint's secret"}
+		}
+	}
+	return nil
+}
+
+// readPayload turns a body into the stored JSON: JSON as sent (any JSON value), a form as
+// an object of its fields (a field sent more than once becomes a list).
+func readPayload(contentType string, body []byte) (json.RawMessage, error) {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch mt {
+	case "application/json", "":
+		body = bytes.TrimSpace(body)
+		if len(body) == 0 || !json.Valid(body) {
+			return nil, domain.Invalid("", "the body is not valid JSON")
+		}
+		return json.RawMessage(body), nil
+	case "application/x-www-form-urlencoded":
+		vals, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, domain.Invalid("", "the form body could not be read")
+		}
+		obj := make(map[string]any, len(vals))
+		for k, v := range vals {
+			if len(v) == 1 {
+				obj[k] = v[0]
+			} else {
+				obj[k] = v
+			}
+		}
+		b, err := json.Marshal(obj)
+		return json.RawMessage(b), err
+	}
+	return nil, &domain.Error{Code: domain.CodeInvalid, Reason: "unsupported_media_type",
+		Message: "send JSON (application/json) or a form (application/x-www-form-urlencoded)"}
+}
+
+func decodeAny(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
+
+// pointer shows a JSON pointer ("" is the whole payload).
+func pointer(p string) string {
+	if p == "" {
+		return "the top level"
+	}
+	return p
+}
