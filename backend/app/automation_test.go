@@ -35,7 +35,6 @@ func TestHooksServedWithoutLoggingTheToken(t *testing.T) {
 	}
 }
 
-
 // syncBuffer is a buffer the app's goroutines may log to while the test reads it.
 type syncBuffer struct {
 	mu sync.Mutex
