@@ -336,6 +336,9 @@ func TestActionRuns(t *testing.T) {
 			t.Fatalf("%d failed and %d succeeded events, want 1 and 3", len(failed), len(ok))
 		}
 
+		samplesMatchLive(t, e, secret, domain.EventAutomationPublished, domain.EventAutomationActionSucceeded,
+			domain.EventAutomationActionFailed, domain.EventAutomationEndpointCreated)
+
 		// Actions that could never run are refused when configured.
 		other := servicetest.NewOwner(t, e.svc)
 		_, otherSecret := other.NewKey(t, e.svc, domain.ScopeAll)

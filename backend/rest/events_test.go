@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,4 +160,44 @@ func TestEventTypes(t *testing.T) {
 		}
 		e.do("GET", "/api/v1/event-types", "", nil).wantError(t, http.StatusUnauthorized, "missing_api_key")
 	})
+}
+
+// samplesMatchLive checks, for each event type, that the catalog's sample has exactly the
+// fields of the newest live event's data, one level down too (the shape a workflow tool
+// maps fields from).
+func samplesMatchLive(t *testing.T, e *env, secret string, types ...string) {
+	t.Helper()
+	catalog := map[string]any{}
+	for _, item := range e.do("GET", "/api/v1/event-types", secret, nil).want(t, http.StatusOK).json(t)["data"].([]any) {
+		it := item.(map[string]any)
+		catalog[it["type"].(string)] = it["sample"]
+	}
+	var same func(path string, live, sample any)
+	same = func(path string, live, sample any) {
+		l, lok := live.(map[string]any)
+		s, sok := sample.(map[string]any)
+		if !lok || !sok {
+			return
+		}
+		for k := range l {
+			if _, ok := s[k]; !ok {
+				t.Errorf("the sample lacks %s.%s", path, k)
+			}
+		}
+		for k := range s {
+			if _, ok := l[k]; !ok {
+				t.Errorf("the sample has %s.%s, which live events lack", path, k)
+			} else if strings.Count(path, ".") < 1 {
+				same(path+"."+k, l[k], s[k])
+			}
+		}
+	}
+	for _, typ := range types {
+		live := e.do("GET", "/api/v1/events?limit=1&type="+typ, secret, nil).want(t, http.StatusOK).json(t)["data"].([]any)
+		if len(live) == 0 {
+			t.Errorf("no live %s event to compare", typ)
+			continue
+		}
+		same(typ, live[0].(map[string]any)["data"], catalog[typ])
+	}
 }

@@ -356,6 +356,8 @@ func TestRedirect(t *testing.T) {
 			t.Fatalf("link.clicked data %v", data)
 		}
 
+		samplesMatchLive(t, e, secret, domain.EventLinkCreated, domain.EventLinkClicked)
+
 		// A change applies to the very next visit.
 		e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"url": "https://example.com/new", "utm": map[string]any{},
 			"redirect_status": 301}).want(t, 200)
