@@ -18,7 +18,7 @@ import (
 // A list costs 1 + its selection (counted once, as any field) + one per row it may return:
 // first for a paginated field (the service's default page when absent; above the
 // service's maximum it counts as the maximum, and the service refuses it with a clear
-// message), the per-workspace cap for webhooks, the addresses given to checkContacts. The selection is not multiplied by the rows:
+// message), the per-workspace cap for webhooks and subscriptions, the addresses given to checkContacts. The selection is not multiplied by the rows:
 // a row's fields are read from the one row the store returned, and multiplying would price
 // a single full page of 100 events (which REST serves) at 801, over the default limit.
 // With the default limit of 500, a request reads at most about four full pages.
@@ -32,6 +32,9 @@ func complexityRoot() generated.ComplexityRoot {
 	}
 	c.Query.Webhooks = func(child int) int {
 		return 1 + child + service.MaxWebhooksPerWorkspace
+	}
+	c.Query.AutomationSubscriptions = func(child int) int {
+		return 1 + child + service.MaxSubscriptionsPerWorkspace
 	}
 	// Messaging lists are pages like events; checkContacts answers one row per address.
 	c.Query.Instances = func(child int, first *int, _ *string) int {

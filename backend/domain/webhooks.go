@@ -8,6 +8,8 @@ import "time"
 type Webhook struct {
 	ID          string
 	WorkspaceID string
+	// Kind is WebhookKindEndpoint or WebhookKindSubscription.
+	Kind        string
 	URL         string
 	Description string
 	// EventTypes are the event types delivered, or ["*"] for every type.
@@ -23,6 +25,16 @@ type Webhook struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
+
+// Kinds of webhook endpoint. Both receive the events they subscribe to the same way; each
+// API sees only its own kind.
+const (
+	// WebhookKindEndpoint is an endpoint a user registered (POST /webhooks).
+	WebhookKindEndpoint = "webhook"
+	// WebhookKindSubscription is a workflow tool's REST hook (POST
+	// /automation/subscriptions): a Subscription.
+	WebhookKindSubscription = "subscription"
+)
 
 // WebhookSecrets are an endpoint's signing secrets (whsec_...). During the overlap after a
 // rotation the previous secret signs too, until PreviousExpiresAt.

@@ -25,6 +25,9 @@ func TestSchemasListTheJSONFields(t *testing.T) {
 			if typ.Implements(reflect.TypeFor[schemaer]()) {
 				continue
 			}
+			if typ.Kind() == reflect.Slice {
+				typ = typ.Elem() // a bare JSON array (an event sample): its items are checked
+			}
 			what := rt.operationID + ": " + typ.String()
 			schema := schemas.defs[schemas.name(typ)].(obj)
 			var props []string

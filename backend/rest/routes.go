@@ -122,8 +122,8 @@ var tags = []struct{ name, description string }{
 	{"Groups", "Group chats of an instance: create, change subject and members, leave."},
 	{"Contacts", "The people an instance talks with: created when someone writes, editable, with labels and attributes."},
 	{"Links", "Short links: create and share them, redirect visitors at /l/{slug}, and track clicks with stats and QR codes."},
-	{"Automation", "Inbound publishing endpoints for workflow tools (n8n, Zapier, Make): tools POST to /hooks/{token}, each call becomes an event and can run an action."},
 	{"Webhooks", "Endpoints that receive the workspace's events, signed per the Standard Webhooks specification, and their deliveries."},
+	{"Automation", "Workflow tools (Zapier, n8n, Make): inbound publishing endpoints, and outbound subscriptions (REST hooks) that deliver events signed like webhooks."},
 	{"Meta", "This description of the API."},
 }
 
@@ -545,6 +545,7 @@ func (a *api) routes() []route {
 	}
 	routes = append(routes, a.linkRoutes()...)
 	routes = append(routes, a.automationRoutes()...)
+	routes = append(routes, a.subscriptionRoutes()...)
 	for i := range routes {
 		if routes[i].status == 0 {
 			routes[i].status = http.StatusOK

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -51,6 +52,39 @@ func (ev *Events) Types(ctx context.Context, a Actor) ([]domain.EventTypeInfo, e
 		return nil, err
 	}
 	return eventTypes(ev.s.cfg.Clock.Now()), nil
+}
+
+// sampleEventID and sampleWorkspaceID are the ids of sample events (Sample): recognisably
+// not real ones.
+const (
+	sampleEventID     = "evt_01jc0000000000000000000000"
+	sampleWorkspaceID = "ws_01jc0000000000000000000000"
+)
+
+// Sample returns an event of type typ exactly as webhooks and subscriptions deliver it: the
+// envelope with the type's sample data, in the caller's workspace. Workflow tools show it
+// while a user builds a workflow (Zapier's performList). Like the catalog it is open to any
+// authenticated caller; an unknown type is not found.
+func (ev *Events) Sample(ctx context.Context, a Actor, typ string) (domain.Event, error) {
+	if err := requireAuthenticated(a); err != nil {
+		return domain.Event{}, err
+	}
+	now := ev.s.cfg.Clock.Now()
+	for _, t := range eventTypeCatalog {
+		if t.Type != typ {
+			continue
+		}
+		raw, err := json.Marshal(t.Sample(now))
+		if err != nil {
+			return domain.Event{}, domain.Internal(err)
+		}
+		ws := a.WorkspaceID
+		if ws == "" {
+			ws = sampleWorkspaceID // a console user without a workspace yet
+		}
+		return domain.Event{ID: sampleEventID, Type: t.Type, Timestamp: now, WorkspaceID: ws, Data: raw}, nil
+	}
+	return domain.Event{}, domain.NotFound("event type")
 }
 
 func eventTypes(now time.Time) []domain.EventTypeInfo {

@@ -83,6 +83,8 @@ type Service struct {
 	Events      *Events
 	Idempotency *Idempotency
 	Webhooks    *Webhooks
+	// Subscriptions are workflow tools' REST hooks, delivered to as webhook endpoints.
+	Subscriptions *Subscriptions
 
 	cfg   Config
 	store *store.Store
@@ -121,6 +123,7 @@ func New(st *store.Store, cfg Config) *Service {
 	s.Events = &Events{s: s}
 	s.Idempotency = &Idempotency{s: s}
 	s.Webhooks = newWebhooks(s)
+	s.Subscriptions = &Subscriptions{s: s, w: s.Webhooks}
 	st.Handle(channelEvents, s.Events.deliver)
 	st.Handle(channelInvalidate, s.invalidate)
 	s.registerInvalidations()

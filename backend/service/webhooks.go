@@ -172,9 +172,22 @@ func deliveryJob(id, webhookID string, due time.Time, attempts, maxAttempts int)
 }
 
 // Disable turns an endpoint off in tx because deliveries to it fail (reason says how),
-// fails its queued deliveries and records webhook.disabled. An endpoint already disabled
-// is left as it is.
+// fails its queued deliveries and records webhook.disabled (automation.subscription_disabled
+// for a subscription). A subscription whose target answered 410 Gone is deleted instead:
+// the workflow tool has unsubscribed. An endpoint already disabled, or gone, is left as it
+// is.
 func (w *Webhooks) Disable(ctx context.Context, tx *store.Tx, workspaceID, id, reason string, now time.Time) error {
+	h, err := tx.Endpoint(ctx, workspaceID, id)
+	if domain.IsCode(err, domain.CodeNotFound) {
+		return nil // deleted meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	if h.Kind == domain.WebhookKindSubscription && reason == domain.WebhookDisabledGone {
+		w.s.log.Info("subscription unsubscribed: its target answered 410 Gone", "subscription_id", id)
+		return w.s.Subscriptions.delete(ctx, tx, h.Subscription(), domain.SubscriptionTargetGone, now)
+	}
 	changed, err := tx.DisableWebhook(ctx, id, reason, now)
 	if err != nil || !changed {
 		return err
@@ -185,11 +198,12 @@ func (w *Webhooks) Disable(ctx context.Context, tx *store.Tx, workspaceID, id, r
 	if err := failQueued(ctx, tx, id); err != nil {
 		return err
 	}
-	h, err := tx.Webhook(ctx, workspaceID, id)
-	if err != nil {
+	h.Enabled, h.DisabledReason, h.UpdatedAt = false, reason, now
+	w.s.log.Info("webhook endpoint disabled", "webhook_id", id, "kind", h.Kind, "reason", reason)
+	if h.Kind == domain.WebhookKindSubscription {
+		_, err = w.s.record(ctx, tx, workspaceID, domain.EventSubscriptionDisabled, nil, h.Subscription().Object())
 		return err
 	}
-	w.s.log.Info("webhook endpoint disabled", "webhook_id", id, "reason", reason)
 	_, err = w.s.record(ctx, tx, workspaceID, domain.EventWebhookDisabled, nil, h.Object())
 	return err
 }
@@ -229,8 +243,9 @@ func (w *Webhooks) Create(ctx context.Context, a Actor, in CreateWebhookInput) (
 		return domain.Webhook{}, "", err
 	}
 	now := w.s.cfg.Clock.Now()
-	hook := domain.Webhook{ID: domain.NewID(domain.PrefixWebhook), WorkspaceID: wsID, Enabled: true, CreatedAt: now, UpdatedAt: now}
-	if hook.URL, err = w.validateURL(in.URL); err != nil {
+	hook := domain.Webhook{ID: domain.NewID(domain.PrefixWebhook), WorkspaceID: wsID, Kind: domain.WebhookKindEndpoint,
+		Enabled: true, CreatedAt: now, UpdatedAt: now}
+	if hook.URL, err = w.validateURL("url", in.URL); err != nil {
 		return domain.Webhook{}, "", err
 	}
 	if hook.Description, err = validateDescription(in.Description); err != nil {
@@ -251,7 +266,7 @@ func (w *Webhooks) Create(ctx context.Context, a Actor, in CreateWebhookInput) (
 		return domain.Webhook{}, "", domain.Internal(err)
 	}
 	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
-		n, err := tx.CountWebhooks(ctx, wsID)
+		n, err := tx.CountWebhooks(ctx, wsID, domain.WebhookKindEndpoint)
 		if err != nil {
 			return err
 		}
@@ -315,7 +330,7 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 	}
 	var next domain.Webhook
 	if in.URL != nil {
-		if next.URL, err = w.validateURL(*in.URL); err != nil {
+		if next.URL, err = w.validateURL("url", *in.URL); err != nil {
 			return domain.Webhook{}, err
 		}
 	}
@@ -602,26 +617,28 @@ func (w *Webhooks) SigningSecrets(stored domain.WebhookSecrets, now time.Time) (
 	return out, nil
 }
 
-func (w *Webhooks) validateURL(raw string) (string, error) {
+// validateURL checks a delivery target (the field param of the input): an absolute http(s)
+// URL of a host the SSRF policy lets deliveries reach.
+func (w *Webhooks) validateURL(param, raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
-		return "", domain.Invalid("url", "url is required")
+		return "", domain.Invalid(param, "%s is required", param)
 	}
 	if len(s) > MaxWebhookURLLength {
-		return "", domain.Invalid("url", "url must be at most %d characters", MaxWebhookURLLength)
+		return "", domain.Invalid(param, "%s must be at most %d characters", param, MaxWebhookURLLength)
 	}
 	u, err := url.Parse(s)
 	if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Hostname() == "" {
-		return "", domain.Invalid("url", "url must be an absolute http or https URL")
+		return "", domain.Invalid(param, "%s must be an absolute http or https URL", param)
 	}
 	if u.User != nil {
-		return "", domain.Invalid("url", "url must not contain a user name or password")
+		return "", domain.Invalid(param, "%s must not contain a user name or password", param)
 	}
 	if u.Fragment != "" {
-		return "", domain.Invalid("url", "url must not contain a fragment (#...)")
+		return "", domain.Invalid(param, "%s must not contain a fragment (#...)", param)
 	}
 	if err := w.policy.CheckURL(u); err != nil {
-		return "", domain.Invalid("url", "url targets a non-public address (%s); webhooks are sent only to public addresses unless the operator allow-lists the host", reasonOf(err))
+		return "", domain.Invalid(param, "%s targets a non-public address (%s); webhooks are sent only to public addresses unless the operator allow-lists the host", param, reasonOf(err))
 	}
 	return s, nil
 }

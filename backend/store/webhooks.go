@@ -13,6 +13,7 @@ import (
 type webhookRow struct {
 	ID             string     `db:"id"`
 	WorkspaceID    string     `db:"workspace_id"`
+	Kind           string     `db:"kind"`
 	URL            string     `db:"url"`
 	Description    string     `db:"description"`
 	EventTypes     string     `db:"event_types"`
@@ -27,11 +28,11 @@ type webhookRow struct {
 	UpdatedAt      time.Time  `db:"updated_at"`
 }
 
-const webhookCols = `id, workspace_id, url, description, event_types, instance_id, enabled, disabled_reason,
+const webhookCols = `id, workspace_id, kind, url, description, event_types, instance_id, enabled, disabled_reason,
 	secret, previous_secret, previous_secret_expires_at, failing_since, created_at, updated_at`
 
 func (r webhookRow) webhook() (domain.Webhook, error) {
-	w := domain.Webhook{ID: r.ID, WorkspaceID: r.WorkspaceID, URL: r.URL, Description: r.Description,
+	w := domain.Webhook{ID: r.ID, WorkspaceID: r.WorkspaceID, Kind: r.Kind, URL: r.URL, Description: r.Description,
 		InstanceID: r.InstanceID, Enabled: r.Enabled, DisabledReason: r.DisabledReason,
 		FailingSince: utcPtr(r.FailingSince), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 	if err := json.Unmarshal([]byte(r.EventTypes), &w.EventTypes); err != nil {
@@ -50,17 +51,36 @@ type WebhookTarget struct {
 	Secrets domain.WebhookSecrets
 }
 
-// CreateWebhook inserts an endpoint with its signing secret (in stored form).
+// CreateWebhook inserts an endpoint of either kind (default WebhookKindEndpoint) with its
+// signing secret (in stored form).
 func (t *Tx) CreateWebhook(ctx context.Context, w domain.Webhook, secret string) error {
 	types, _ := json.Marshal(nonNil(w.EventTypes))
-	_, err := t.exec(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', NULL, ?, ?, ?)`,
-		w.ID, w.WorkspaceID, w.URL, w.Description, string(types), w.InstanceID, w.Enabled, w.DisabledReason,
+	kind := w.Kind
+	if kind == "" {
+		kind = domain.WebhookKindEndpoint
+	}
+	_, err := t.exec(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', NULL, ?, ?, ?)`,
+		w.ID, w.WorkspaceID, kind, w.URL, w.Description, string(types), w.InstanceID, w.Enabled, w.DisabledReason,
 		secret, utcPtr(w.FailingSince), w.CreatedAt.UTC(), w.UpdatedAt.UTC())
 	return err
 }
 
-// Webhook finds an endpoint of a workspace; another workspace's endpoint is not found.
+// Webhook finds an endpoint (kind webhook) of a workspace; another workspace's endpoint, or
+// a subscription, is not found.
 func (q q) Webhook(ctx context.Context, workspaceID, id string) (domain.Webhook, error) {
+	return q.endpointOfKind(ctx, workspaceID, domain.WebhookKindEndpoint, id, "webhook")
+}
+
+// Subscription finds a workflow tool's subscription of a workspace; another workspace's, or
+// a webhook endpoint, is not found.
+func (q q) Subscription(ctx context.Context, workspaceID, id string) (domain.Subscription, error) {
+	w, err := q.endpointOfKind(ctx, workspaceID, domain.WebhookKindSubscription, id, "subscription")
+	return w.Subscription(), err
+}
+
+// Endpoint finds an endpoint of either kind (Kind says which): for the delivery engine's
+// verdicts (410 Gone, failing for days), which each kind answers its own way.
+func (q q) Endpoint(ctx context.Context, workspaceID, id string) (domain.Webhook, error) {
 	var r webhookRow
 	if err := q.get(ctx, &r, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = ? AND id = ?`, workspaceID, id); err != nil {
 		return domain.Webhook{}, notFoundAs(err, "webhook")
@@ -68,10 +88,37 @@ func (q q) Webhook(ctx context.Context, workspaceID, id string) (domain.Webhook,
 	return r.webhook()
 }
 
-// Webhooks lists a workspace's endpoints newest first, before the cursor id when given,
-// returning up to limit+1 rows so the caller can tell whether there is more.
+func (q q) endpointOfKind(ctx context.Context, workspaceID, kind, id, what string) (domain.Webhook, error) {
+	var r webhookRow
+	if err := q.get(ctx, &r, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = ? AND kind = ? AND id = ?`,
+		workspaceID, kind, id); err != nil {
+		return domain.Webhook{}, notFoundAs(err, what)
+	}
+	return r.webhook()
+}
+
+// Webhooks lists a workspace's endpoints (kind webhook) newest first, before the cursor id
+// when given, returning up to limit+1 rows so the caller can tell whether there is more.
 func (q q) Webhooks(ctx context.Context, workspaceID, before string, limit int) ([]domain.Webhook, error) {
-	query, args := newestFirst(`SELECT `+webhookCols+` FROM webhooks`, []string{"workspace_id = ?"}, []any{workspaceID}, before, limit)
+	return q.endpointsOfKind(ctx, workspaceID, domain.WebhookKindEndpoint, before, limit)
+}
+
+// Subscriptions lists a workspace's subscriptions like Webhooks lists its endpoints.
+func (q q) Subscriptions(ctx context.Context, workspaceID, before string, limit int) ([]domain.Subscription, error) {
+	hooks, err := q.endpointsOfKind(ctx, workspaceID, domain.WebhookKindSubscription, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Subscription, len(hooks))
+	for i, h := range hooks {
+		out[i] = h.Subscription()
+	}
+	return out, nil
+}
+
+func (q q) endpointsOfKind(ctx context.Context, workspaceID, kind, before string, limit int) ([]domain.Webhook, error) {
+	query, args := newestFirst(`SELECT `+webhookCols+` FROM webhooks`, []string{"workspace_id = ?", "kind = ?"},
+		[]any{workspaceID, kind}, before, limit)
 	var rows []webhookRow
 	if err := q.sel(ctx, &rows, query, args...); err != nil {
 		return nil, err
@@ -79,14 +126,16 @@ func (q q) Webhooks(ctx context.Context, workspaceID, before string, limit int) 
 	return webhooksOf(rows)
 }
 
-// CountWebhooks counts a workspace's endpoints.
-func (q q) CountWebhooks(ctx context.Context, workspaceID string) (int, error) {
+// CountWebhooks counts a workspace's endpoints of a kind (WebhookKindEndpoint or
+// WebhookKindSubscription).
+func (q q) CountWebhooks(ctx context.Context, workspaceID, kind string) (int, error) {
 	var n int
-	err := q.get(ctx, &n, `SELECT COUNT(*) FROM webhooks WHERE workspace_id = ?`, workspaceID)
+	err := q.get(ctx, &n, `SELECT COUNT(*) FROM webhooks WHERE workspace_id = ? AND kind = ?`, workspaceID, kind)
 	return n, err
 }
 
-// EnabledWebhooks lists a workspace's enabled endpoints (for fanning an event out).
+// EnabledWebhooks lists a workspace's enabled endpoints of both kinds (for fanning an event
+// out).
 func (q q) EnabledWebhooks(ctx context.Context, workspaceID string) ([]domain.Webhook, error) {
 	var rows []webhookRow
 	if err := q.sel(ctx, &rows, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = ? AND enabled ORDER BY id`, workspaceID); err != nil {
@@ -120,7 +169,7 @@ func (t *Tx) RotateWebhookSecret(ctx context.Context, workspaceID, id, secret st
 		secret = ?, updated_at = ? WHERE workspace_id = ? AND id = ?`, previousUntil.UTC(), secret, at.UTC(), workspaceID, id)
 }
 
-// DeleteWebhook removes an endpoint with its deliveries.
+// DeleteWebhook removes an endpoint (of either kind) with its deliveries.
 func (t *Tx) DeleteWebhook(ctx context.Context, workspaceID, id string) error {
 	return t.execOne(ctx, "webhook", `DELETE FROM webhooks WHERE workspace_id = ? AND id = ?`, workspaceID, id)
 }

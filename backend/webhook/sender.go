@@ -15,7 +15,8 @@
 //     and posts each; the engine's heartbeat keeps their leases while they are in flight.
 //  4. Commit records the batch's attempts in the engine's transaction: succeeded, failed,
 //     or pending again at the next time of the retry schedule (or Retry-After on 429/503);
-//     an endpoint that answered 410, or failed for 5 days, is disabled.
+//     an endpoint that answered 410, or failed for 5 days, is disabled (a workflow tool's
+//     subscription that answered 410 is deleted instead: the tool has unsubscribed).
 package webhook
 
 import (
@@ -45,7 +46,9 @@ type Endpoints interface {
 	// SigningSecrets returns the secrets that sign a delivery at now (current, and
 	// previous during a rotation's overlap), from their stored form.
 	SigningSecrets(stored domain.WebhookSecrets, now time.Time) ([]string, error)
-	// Disable turns an endpoint off in tx for reason and records webhook.disabled.
+	// Disable turns an endpoint off in tx for reason and records webhook.disabled; the
+	// service decides what that means for each kind of endpoint (a subscription whose
+	// target answered 410 is deleted).
 	Disable(ctx context.Context, tx *store.Tx, workspaceID, id, reason string, now time.Time) error
 }
 

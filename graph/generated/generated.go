@@ -60,6 +60,17 @@ type ComplexityRoot struct {
 		User func(childComplexity int) int
 	}
 
+	AutomationSubscription struct {
+		CreatedAt      func(childComplexity int) int
+		Description    func(childComplexity int) int
+		DisabledReason func(childComplexity int) int
+		Enabled        func(childComplexity int) int
+		EventTypes     func(childComplexity int) int
+		ID             func(childComplexity int) int
+		TargetURL      func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
 	Chat struct {
 		Address       func(childComplexity int) int
 		Archived      func(childComplexity int) int
@@ -106,6 +117,11 @@ type ComplexityRoot struct {
 	CreateApiKeyPayload struct {
 		APIKey func(childComplexity int) int
 		Secret func(childComplexity int) int
+	}
+
+	CreateAutomationSubscriptionPayload struct {
+		Secret       func(childComplexity int) int
+		Subscription func(childComplexity int) int
 	}
 
 	CreateWebhookPayload struct {
@@ -325,44 +341,46 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ArchiveChat             func(childComplexity int, instanceID string, chatID string, archived bool) int
-		BulkCreateLinks         func(childComplexity int, links []model.CreateLinkInput) int
-		ChangeGroupParticipants func(childComplexity int, instanceID string, id string, add []string, remove []string) int
-		CheckContacts           func(childComplexity int, instanceID string, addresses []string) int
-		ConnectInstance         func(childComplexity int, id string) int
-		CreateAPIKey            func(childComplexity int, input model.CreateAPIKeyInput) int
-		CreateContact           func(childComplexity int, instanceID string, input model.CreateContactInput) int
-		CreateGroup             func(childComplexity int, instanceID string, input model.CreateGroupInput) int
-		CreateInstance          func(childComplexity int, input model.CreateInstanceInput) int
-		CreateLink              func(childComplexity int, input model.CreateLinkInput) int
-		CreateWebhook           func(childComplexity int, input model.CreateWebhookInput) int
-		DeleteContact           func(childComplexity int, instanceID string, id string) int
-		DeleteInstance          func(childComplexity int, id string) int
-		DeleteLink              func(childComplexity int, id string) int
-		DeleteMessage           func(childComplexity int, instanceID string, id string) int
-		DeleteWebhook           func(childComplexity int, id string) int
-		DisconnectInstance      func(childComplexity int, id string) int
-		EditMessage             func(childComplexity int, instanceID string, id string, text string) int
-		EnsureWorkspace         func(childComplexity int) int
-		InjectSandboxMessage    func(childComplexity int, instanceID string, input model.InjectMessageInput) int
-		LeaveGroup              func(childComplexity int, instanceID string, id string) int
-		MarkChatRead            func(childComplexity int, instanceID string, chatID string) int
-		PairSandboxInstance     func(childComplexity int, id string, pairingCode *string) int
-		RestartInstance         func(childComplexity int, id string) int
-		RetryWebhookDelivery    func(childComplexity int, webhookID string, deliveryID string) int
-		RevokeAPIKey            func(childComplexity int, id string) int
-		RotateWebhookSecret     func(childComplexity int, id string) int
-		SendMessage             func(childComplexity int, instanceID string, input model.SendMessageInput) int
-		SendTyping              func(childComplexity int, instanceID string, to string, state *string) int
-		SignIn                  func(childComplexity int, input model.SignInInput) int
-		SignOut                 func(childComplexity int) int
-		SignUp                  func(childComplexity int, input model.SignUpInput) int
-		TestWebhook             func(childComplexity int, id string, eventType *string) int
-		UpdateContact           func(childComplexity int, instanceID string, id string, input model.UpdateContactInput) int
-		UpdateGroup             func(childComplexity int, instanceID string, id string, input model.UpdateGroupInput) int
-		UpdateInstance          func(childComplexity int, id string, input model.UpdateInstanceInput) int
-		UpdateLink              func(childComplexity int, id string, input model.UpdateLinkInput) int
-		UpdateWebhook           func(childComplexity int, id string, input model.UpdateWebhookInput) int
+		ArchiveChat                  func(childComplexity int, instanceID string, chatID string, archived bool) int
+		BulkCreateLinks              func(childComplexity int, links []model.CreateLinkInput) int
+		ChangeGroupParticipants      func(childComplexity int, instanceID string, id string, add []string, remove []string) int
+		CheckContacts                func(childComplexity int, instanceID string, addresses []string) int
+		ConnectInstance              func(childComplexity int, id string) int
+		CreateAPIKey                 func(childComplexity int, input model.CreateAPIKeyInput) int
+		CreateAutomationSubscription func(childComplexity int, input model.CreateAutomationSubscriptionInput) int
+		CreateContact                func(childComplexity int, instanceID string, input model.CreateContactInput) int
+		CreateGroup                  func(childComplexity int, instanceID string, input model.CreateGroupInput) int
+		CreateInstance               func(childComplexity int, input model.CreateInstanceInput) int
+		CreateLink                   func(childComplexity int, input model.CreateLinkInput) int
+		CreateWebhook                func(childComplexity int, input model.CreateWebhookInput) int
+		DeleteAutomationSubscription func(childComplexity int, id string) int
+		DeleteContact                func(childComplexity int, instanceID string, id string) int
+		DeleteInstance               func(childComplexity int, id string) int
+		DeleteLink                   func(childComplexity int, id string) int
+		DeleteMessage                func(childComplexity int, instanceID string, id string) int
+		DeleteWebhook                func(childComplexity int, id string) int
+		DisconnectInstance           func(childComplexity int, id string) int
+		EditMessage                  func(childComplexity int, instanceID string, id string, text string) int
+		EnsureWorkspace              func(childComplexity int) int
+		InjectSandboxMessage         func(childComplexity int, instanceID string, input model.InjectMessageInput) int
+		LeaveGroup                   func(childComplexity int, instanceID string, id string) int
+		MarkChatRead                 func(childComplexity int, instanceID string, chatID string) int
+		PairSandboxInstance          func(childComplexity int, id string, pairingCode *string) int
+		RestartInstance              func(childComplexity int, id string) int
+		RetryWebhookDelivery         func(childComplexity int, webhookID string, deliveryID string) int
+		RevokeAPIKey                 func(childComplexity int, id string) int
+		RotateWebhookSecret          func(childComplexity int, id string) int
+		SendMessage                  func(childComplexity int, instanceID string, input model.SendMessageInput) int
+		SendTyping                   func(childComplexity int, instanceID string, to string, state *string) int
+		SignIn                       func(childComplexity int, input model.SignInInput) int
+		SignOut                      func(childComplexity int) int
+		SignUp                       func(childComplexity int, input model.SignUpInput) int
+		TestWebhook                  func(childComplexity int, id string, eventType *string) int
+		UpdateContact                func(childComplexity int, instanceID string, id string, input model.UpdateContactInput) int
+		UpdateGroup                  func(childComplexity int, instanceID string, id string, input model.UpdateGroupInput) int
+		UpdateInstance               func(childComplexity int, id string, input model.UpdateInstanceInput) int
+		UpdateLink                   func(childComplexity int, id string, input model.UpdateLinkInput) int
+		UpdateWebhook                func(childComplexity int, id string, input model.UpdateWebhookInput) int
 	}
 
 	Pairing struct {
@@ -385,33 +403,35 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APIKeys           func(childComplexity int) int
-		Channels          func(childComplexity int) int
-		Chat              func(childComplexity int, instanceID string, id string) int
-		Chats             func(childComplexity int, instanceID string, archived *bool, first *int, after *string) int
-		Contact           func(childComplexity int, instanceID string, id string) int
-		Contacts          func(childComplexity int, instanceID string, first *int, after *string) int
-		Event             func(childComplexity int, id string) int
-		EventTypes        func(childComplexity int) int
-		Events            func(childComplexity int, types []string, first *int, after *string) int
-		Group             func(childComplexity int, instanceID string, id string) int
-		Groups            func(childComplexity int, instanceID string, first *int, after *string) int
-		Instance          func(childComplexity int, id string) int
-		InstancePairing   func(childComplexity int, id string) int
-		Instances         func(childComplexity int, first *int, after *string) int
-		Link              func(childComplexity int, id string) int
-		LinkClicks        func(childComplexity int, id string, includeBots *bool, first *int, after *string) int
-		LinkStats         func(childComplexity int, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, includeBots *bool) int
-		Links             func(childComplexity int, search *string, tag *string, archived *bool, createdAfter *time.Time, createdBefore *time.Time, sort *model.LinkSort, first *int, after *string) int
-		Message           func(childComplexity int, instanceID string, id string) int
-		Messages          func(childComplexity int, instanceID string, filter *model.MessageFilter, first *int, after *string) int
-		Models            func(childComplexity int) int
-		Scopes            func(childComplexity int) int
-		ShortLinkBase     func(childComplexity int) int
-		Viewer            func(childComplexity int) int
-		Webhook           func(childComplexity int, id string) int
-		WebhookDeliveries func(childComplexity int, webhookID string, first *int, after *string) int
-		Webhooks          func(childComplexity int) int
+		APIKeys                 func(childComplexity int) int
+		AutomationSubscription  func(childComplexity int, id string) int
+		AutomationSubscriptions func(childComplexity int) int
+		Channels                func(childComplexity int) int
+		Chat                    func(childComplexity int, instanceID string, id string) int
+		Chats                   func(childComplexity int, instanceID string, archived *bool, first *int, after *string) int
+		Contact                 func(childComplexity int, instanceID string, id string) int
+		Contacts                func(childComplexity int, instanceID string, first *int, after *string) int
+		Event                   func(childComplexity int, id string) int
+		EventTypes              func(childComplexity int) int
+		Events                  func(childComplexity int, types []string, first *int, after *string) int
+		Group                   func(childComplexity int, instanceID string, id string) int
+		Groups                  func(childComplexity int, instanceID string, first *int, after *string) int
+		Instance                func(childComplexity int, id string) int
+		InstancePairing         func(childComplexity int, id string) int
+		Instances               func(childComplexity int, first *int, after *string) int
+		Link                    func(childComplexity int, id string) int
+		LinkClicks              func(childComplexity int, id string, includeBots *bool, first *int, after *string) int
+		LinkStats               func(childComplexity int, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, includeBots *bool) int
+		Links                   func(childComplexity int, search *string, tag *string, archived *bool, createdAfter *time.Time, createdBefore *time.Time, sort *model.LinkSort, first *int, after *string) int
+		Message                 func(childComplexity int, instanceID string, id string) int
+		Messages                func(childComplexity int, instanceID string, filter *model.MessageFilter, first *int, after *string) int
+		Models                  func(childComplexity int) int
+		Scopes                  func(childComplexity int) int
+		ShortLinkBase           func(childComplexity int) int
+		Viewer                  func(childComplexity int) int
+		Webhook                 func(childComplexity int, id string) int
+		WebhookDeliveries       func(childComplexity int, webhookID string, first *int, after *string) int
+		Webhooks                func(childComplexity int) int
 	}
 
 	Reachability struct {
@@ -550,6 +570,8 @@ type MutationResolver interface {
 	UpdateLink(ctx context.Context, id string, input model.UpdateLinkInput) (*model.Link, error)
 	DeleteLink(ctx context.Context, id string) (*model.Link, error)
 	BulkCreateLinks(ctx context.Context, links []model.CreateLinkInput) ([]model.Link, error)
+	CreateAutomationSubscription(ctx context.Context, input model.CreateAutomationSubscriptionInput) (*model.CreateAutomationSubscriptionPayload, error)
+	DeleteAutomationSubscription(ctx context.Context, id string) (bool, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -579,6 +601,8 @@ type QueryResolver interface {
 	Link(ctx context.Context, id string) (*model.Link, error)
 	LinkStats(ctx context.Context, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, includeBots *bool) (*model.LinkStats, error)
 	LinkClicks(ctx context.Context, id string, includeBots *bool, first *int, after *string) (*model.LinkClickConnection, error)
+	AutomationSubscriptions(ctx context.Context) ([]model.AutomationSubscription, error)
+	AutomationSubscription(ctx context.Context, id string) (*model.AutomationSubscription, error)
 }
 type SubscriptionResolver interface {
 	Events(ctx context.Context, types []string, instanceID *string, after *string) (<-chan *domain.Event, error)
@@ -679,6 +703,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuthPayload.User(childComplexity), true
+
+	case "AutomationSubscription.createdAt":
+		if e.ComplexityRoot.AutomationSubscription.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.CreatedAt(childComplexity), true
+	case "AutomationSubscription.description":
+		if e.ComplexityRoot.AutomationSubscription.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.Description(childComplexity), true
+	case "AutomationSubscription.disabledReason":
+		if e.ComplexityRoot.AutomationSubscription.DisabledReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.DisabledReason(childComplexity), true
+	case "AutomationSubscription.enabled":
+		if e.ComplexityRoot.AutomationSubscription.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.Enabled(childComplexity), true
+	case "AutomationSubscription.eventTypes":
+		if e.ComplexityRoot.AutomationSubscription.EventTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.EventTypes(childComplexity), true
+	case "AutomationSubscription.id":
+		if e.ComplexityRoot.AutomationSubscription.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.ID(childComplexity), true
+	case "AutomationSubscription.targetUrl":
+		if e.ComplexityRoot.AutomationSubscription.TargetURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.TargetURL(childComplexity), true
+	case "AutomationSubscription.updatedAt":
+		if e.ComplexityRoot.AutomationSubscription.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationSubscription.UpdatedAt(childComplexity), true
 
 	case "Chat.address":
 		if e.ComplexityRoot.Chat.Address == nil {
@@ -865,6 +938,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateApiKeyPayload.Secret(childComplexity), true
+
+	case "CreateAutomationSubscriptionPayload.secret":
+		if e.ComplexityRoot.CreateAutomationSubscriptionPayload.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAutomationSubscriptionPayload.Secret(childComplexity), true
+	case "CreateAutomationSubscriptionPayload.subscription":
+		if e.ComplexityRoot.CreateAutomationSubscriptionPayload.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateAutomationSubscriptionPayload.Subscription(childComplexity), true
 
 	case "CreateWebhookPayload.secret":
 		if e.ComplexityRoot.CreateWebhookPayload.Secret == nil {
@@ -1854,6 +1940,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAPIKey(childComplexity, args["input"].(model.CreateAPIKeyInput)), true
+	case "Mutation.createAutomationSubscription":
+		if e.ComplexityRoot.Mutation.CreateAutomationSubscription == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAutomationSubscription_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAutomationSubscription(childComplexity, args["input"].(model.CreateAutomationSubscriptionInput)), true
 	case "Mutation.createContact":
 		if e.ComplexityRoot.Mutation.CreateContact == nil {
 			break
@@ -1909,6 +2006,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(model.CreateWebhookInput)), true
+	case "Mutation.deleteAutomationSubscription":
+		if e.ComplexityRoot.Mutation.DeleteAutomationSubscription == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAutomationSubscription_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAutomationSubscription(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteContact":
 		if e.ComplexityRoot.Mutation.DeleteContact == nil {
 			break
@@ -2266,6 +2374,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.APIKeys(childComplexity), true
+	case "Query.automationSubscription":
+		if e.ComplexityRoot.Query.AutomationSubscription == nil {
+			break
+		}
+
+		args, err := ec.field_Query_automationSubscription_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AutomationSubscription(childComplexity, args["id"].(string)), true
+	case "Query.automationSubscriptions":
+		if e.ComplexityRoot.Query.AutomationSubscriptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.AutomationSubscriptions(childComplexity), true
 	case "Query.channels":
 		if e.ComplexityRoot.Query.Channels == nil {
 			break
@@ -2830,6 +2955,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputContactCardInput,
 		ec.unmarshalInputCreateApiKeyInput,
+		ec.unmarshalInputCreateAutomationSubscriptionInput,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateGroupInput,
 		ec.unmarshalInputCreateInstanceInput,
@@ -3765,6 +3891,52 @@ input UpdateLinkInput {
   androidUrl: String
   archived: Boolean
 }
+
+# ---- Automation subscriptions ----
+# Workflow tools' outbound subscriptions (REST hooks: Zapier, n8n, Make), with the same rules
+# as /api/v1/automation/subscriptions (scopes automation:read and automation:write for keys).
+# Events are delivered to the target signed like webhooks; a target answering 410 Gone is
+# unsubscribed. Webhook endpoints are not listed here, nor subscriptions under webhooks.
+
+extend type Query {
+  "The workspace's subscriptions, newest first (a workspace has at most 100)."
+  automationSubscriptions: [AutomationSubscription!]!
+  automationSubscription(id: ID!): AutomationSubscription
+}
+
+extend type Mutation {
+  "Subscribes a target URL to event types. The signing secret is in this response and nowhere else."
+  createAutomationSubscription(input: CreateAutomationSubscriptionInput!): CreateAutomationSubscriptionPayload!
+  "Unsubscribes: the subscription and its pending deliveries go."
+  deleteAutomationSubscription(id: ID!): Boolean!
+}
+
+type AutomationSubscription {
+  id: ID!
+  targetUrl: String!
+  description: String!
+  "The event types delivered; [\"*\"] is every type."
+  eventTypes: [String!]!
+  "False once the target failed for 5 days; delete it and subscribe again."
+  enabled: Boolean!
+  disabledReason: String
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+input CreateAutomationSubscriptionInput {
+  "An absolute http(s) URL of a public host (unless the operator allow-lists it)."
+  targetUrl: String!
+  "Event types (the eventTypes query lists them), or \"*\" for every type."
+  eventTypes: [String!]!
+  description: String
+}
+
+type CreateAutomationSubscriptionPayload {
+  "The signing secret (whsec_...). Shown once."
+  secret: String!
+  subscription: AutomationSubscription!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3807,6 +3979,28 @@ func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field g
 		return ec.fieldContext_AuthPayload_user(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuthPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationSubscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AutomationSubscription_id(ctx, field)
+	case "targetUrl":
+		return ec.fieldContext_AutomationSubscription_targetUrl(ctx, field)
+	case "description":
+		return ec.fieldContext_AutomationSubscription_description(ctx, field)
+	case "eventTypes":
+		return ec.fieldContext_AutomationSubscription_eventTypes(ctx, field)
+	case "enabled":
+		return ec.fieldContext_AutomationSubscription_enabled(ctx, field)
+	case "disabledReason":
+		return ec.fieldContext_AutomationSubscription_disabledReason(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AutomationSubscription_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AutomationSubscription_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationSubscription", field.Name)
 }
 
 func (ec *executionContext) childFields_Chat(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3903,6 +4097,16 @@ func (ec *executionContext) childFields_CreateApiKeyPayload(ctx context.Context,
 		return ec.fieldContext_CreateApiKeyPayload_apiKey(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateApiKeyPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateAutomationSubscriptionPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "secret":
+		return ec.fieldContext_CreateAutomationSubscriptionPayload_secret(ctx, field)
+	case "subscription":
+		return ec.fieldContext_CreateAutomationSubscriptionPayload_subscription(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateAutomationSubscriptionPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_CreateWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4793,6 +4997,20 @@ func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createAutomationSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateAutomationSubscriptionInput, error) {
+			return ec.unmarshalNCreateAutomationSubscriptionInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateAutomationSubscriptionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createContact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4876,6 +5094,20 @@ func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteAutomationSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -5400,6 +5632,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_automationSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -6308,6 +6554,190 @@ func (ec *executionContext) fieldContext_AuthPayload_user(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _AutomationSubscription_id(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationSubscription_targetUrl(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_targetUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_targetUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationSubscription_description(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationSubscription_eventTypes(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_eventTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventTypes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_eventTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationSubscription_enabled(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationSubscription_disabledReason(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_disabledReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisabledReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_disabledReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationSubscription_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationSubscription_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationSubscription_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationSubscription_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Chat_id(ctx context.Context, field graphql.CollectedField, obj *model.Chat) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7029,6 +7459,61 @@ func (ec *executionContext) fieldContext_CreateApiKeyPayload_apiKey(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ApiKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateAutomationSubscriptionPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.CreateAutomationSubscriptionPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAutomationSubscriptionPayload_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAutomationSubscriptionPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateAutomationSubscriptionPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CreateAutomationSubscriptionPayload_subscription(ctx context.Context, field graphql.CollectedField, obj *model.CreateAutomationSubscriptionPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateAutomationSubscriptionPayload_subscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subscription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationSubscription) graphql.Marshaler {
+			return ec.marshalNAutomationSubscription2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateAutomationSubscriptionPayload_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateAutomationSubscriptionPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationSubscription(ctx, field)
 		},
 	}
 	return fc, nil
@@ -12321,6 +12806,94 @@ func (ec *executionContext) fieldContext_Mutation_bulkCreateLinks(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createAutomationSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAutomationSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAutomationSubscription(ctx, fc.Args["input"].(model.CreateAutomationSubscriptionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreateAutomationSubscriptionPayload) graphql.Marshaler {
+			return ec.marshalNCreateAutomationSubscriptionPayload2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateAutomationSubscriptionPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAutomationSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateAutomationSubscriptionPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAutomationSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAutomationSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAutomationSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAutomationSubscription(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAutomationSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAutomationSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Pairing_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.Pairing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13619,6 +14192,82 @@ func (ec *executionContext) fieldContext_Query_linkClicks(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_linkClicks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automationSubscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automationSubscriptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().AutomationSubscriptions(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.AutomationSubscription) graphql.Marshaler {
+			return ec.marshalNAutomationSubscription2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automationSubscriptions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationSubscription(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automationSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automationSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AutomationSubscription(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationSubscription) graphql.Marshaler {
+			return ec.marshalOAutomationSubscription2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automationSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationSubscription(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_automationSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16004,6 +16653,50 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateAutomationSubscriptionInput(ctx context.Context, obj any) (model.CreateAutomationSubscriptionInput, error) {
+	var it model.CreateAutomationSubscriptionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"targetUrl", "eventTypes", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "targetUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetUrl"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TargetURL = data
+		case "eventTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypes"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EventTypes = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateContactInput(ctx context.Context, obj any) (model.CreateContactInput, error) {
 	var it model.CreateContactInput
 	if obj == nil {
@@ -17361,6 +18054,79 @@ func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var automationSubscriptionImplementors = []string{"AutomationSubscription"}
+
+func (ec *executionContext) _AutomationSubscription(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationSubscription) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationSubscriptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationSubscription")
+		case "id":
+			out.Values[i] = ec._AutomationSubscription_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetUrl":
+			out.Values[i] = ec._AutomationSubscription_targetUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._AutomationSubscription_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventTypes":
+			out.Values[i] = ec._AutomationSubscription_eventTypes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "enabled":
+			out.Values[i] = ec._AutomationSubscription_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "disabledReason":
+			out.Values[i] = ec._AutomationSubscription_disabledReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._AutomationSubscription_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AutomationSubscription_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var chatImplementors = []string{"Chat"}
 
 func (ec *executionContext) _Chat(ctx context.Context, sel ast.SelectionSet, obj *model.Chat) graphql.Marshaler {
@@ -17685,6 +18451,49 @@ func (ec *executionContext) _CreateApiKeyPayload(ctx context.Context, sel ast.Se
 			}
 		case "apiKey":
 			out.Values[i] = ec._CreateApiKeyPayload_apiKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createAutomationSubscriptionPayloadImplementors = []string{"CreateAutomationSubscriptionPayload"}
+
+func (ec *executionContext) _CreateAutomationSubscriptionPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CreateAutomationSubscriptionPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createAutomationSubscriptionPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateAutomationSubscriptionPayload")
+		case "secret":
+			out.Values[i] = ec._CreateAutomationSubscriptionPayload_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subscription":
+			out.Values[i] = ec._CreateAutomationSubscriptionPayload_subscription(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19504,6 +20313,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createAutomationSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAutomationSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAutomationSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAutomationSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20277,6 +21100,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_linkClicks(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automationSubscriptions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automationSubscriptions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automationSubscription":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automationSubscription(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -21510,6 +22377,36 @@ func (ec *executionContext) marshalNAuthPayload2ᚖgithubᚗcomᚋswitchboardᚑ
 	return ec._AuthPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAutomationSubscription2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx context.Context, sel ast.SelectionSet, v model.AutomationSubscription) graphql.Marshaler {
+	return ec._AutomationSubscription(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationSubscription2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscriptionᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AutomationSubscription) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationSubscription2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationSubscription2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx context.Context, sel ast.SelectionSet, v *model.AutomationSubscription) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationSubscription(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -21619,6 +22516,21 @@ func (ec *executionContext) marshalNCreateApiKeyPayload2ᚖgithubᚗcomᚋswitch
 		return graphql.Null
 	}
 	return ec._CreateApiKeyPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateAutomationSubscriptionInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateAutomationSubscriptionInput(ctx context.Context, v any) (model.CreateAutomationSubscriptionInput, error) {
+	res, err := ec.unmarshalInputCreateAutomationSubscriptionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateAutomationSubscriptionPayload2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateAutomationSubscriptionPayload(ctx context.Context, sel ast.SelectionSet, v *model.CreateAutomationSubscriptionPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateAutomationSubscriptionPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCreateContactInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateContactInput(ctx context.Context, v any) (model.CreateContactInput, error) {
@@ -22570,6 +23482,13 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalOAutomationSubscription2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx context.Context, sel ast.SelectionSet, v *model.AutomationSubscription) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AutomationSubscription(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {

@@ -33,6 +33,19 @@ type AuthPayload struct {
 	User *domain.User `json:"user"`
 }
 
+type AutomationSubscription struct {
+	ID          string `json:"id"`
+	TargetURL   string `json:"targetUrl"`
+	Description string `json:"description"`
+	// The event types delivered; ["*"] is every type.
+	EventTypes []string `json:"eventTypes"`
+	// False once the target failed for 5 days; delete it and subscribe again.
+	Enabled        bool      `json:"enabled"`
+	DisabledReason *string   `json:"disabledReason,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
 type Chat struct {
 	ID         string `json:"id"`
 	InstanceID string `json:"instanceId"`
@@ -88,6 +101,20 @@ type CreateAPIKeyPayload struct {
 	// The full key. Shown once; only its hash is stored.
 	Secret string  `json:"secret"`
 	APIKey *APIKey `json:"apiKey"`
+}
+
+type CreateAutomationSubscriptionInput struct {
+	// An absolute http(s) URL of a public host (unless the operator allow-lists it).
+	TargetURL string `json:"targetUrl"`
+	// Event types (the eventTypes query lists them), or "*" for every type.
+	EventTypes  []string `json:"eventTypes"`
+	Description *string  `json:"description,omitempty"`
+}
+
+type CreateAutomationSubscriptionPayload struct {
+	// The signing secret (whsec_...). Shown once.
+	Secret       string                  `json:"secret"`
+	Subscription *AutomationSubscription `json:"subscription"`
 }
 
 type CreateContactInput struct {

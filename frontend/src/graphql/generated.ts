@@ -75,6 +75,9 @@ export type Query = {
   linkStats: LinkStats;
   /** A link's clicks, newest first (bots left out unless includeBots). */
   linkClicks: LinkClickConnection;
+  /** The workspace's subscriptions, newest first (a workspace has at most 100). */
+  automationSubscriptions: Array<AutomationSubscription>;
+  automationSubscription: Maybe<AutomationSubscription>;
 };
 
 
@@ -205,6 +208,11 @@ export type QueryLinkClicksArgs = {
   after: InputMaybe<Scalars['String']['input']>;
 };
 
+
+export type QueryAutomationSubscriptionArgs = {
+  id: Scalars['ID']['input'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   signUp: AuthPayload;
@@ -269,6 +277,10 @@ export type Mutation = {
   deleteLink: Link;
   /** Creates up to 100 links, all or none; an error names the item (links[3].url). */
   bulkCreateLinks: Array<Link>;
+  /** Subscribes a target URL to event types. The signing secret is in this response and nowhere else. */
+  createAutomationSubscription: CreateAutomationSubscriptionPayload;
+  /** Unsubscribes: the subscription and its pending deliveries go. */
+  deleteAutomationSubscription: Scalars['Boolean']['output'];
 };
 
 
@@ -477,6 +489,16 @@ export type MutationDeleteLinkArgs = {
 
 export type MutationBulkCreateLinksArgs = {
   links: Array<CreateLinkInput>;
+};
+
+
+export type MutationCreateAutomationSubscriptionArgs = {
+  input: CreateAutomationSubscriptionInput;
+};
+
+
+export type MutationDeleteAutomationSubscriptionArgs = {
+  id: Scalars['ID']['input'];
 };
 
 export type Subscription = {
@@ -1189,6 +1211,35 @@ export type UpdateLinkInput = {
   iosUrl?: InputMaybe<Scalars['String']['input']>;
   androidUrl?: InputMaybe<Scalars['String']['input']>;
   archived?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type AutomationSubscription = {
+  __typename?: 'AutomationSubscription';
+  id: Scalars['ID']['output'];
+  targetUrl: Scalars['String']['output'];
+  description: Scalars['String']['output'];
+  /** The event types delivered; ["*"] is every type. */
+  eventTypes: Array<Scalars['String']['output']>;
+  /** False once the target failed for 5 days; delete it and subscribe again. */
+  enabled: Scalars['Boolean']['output'];
+  disabledReason: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['Time']['output'];
+  updatedAt: Scalars['Time']['output'];
+};
+
+export type CreateAutomationSubscriptionInput = {
+  /** An absolute http(s) URL of a public host (unless the operator allow-lists it). */
+  targetUrl: Scalars['String']['input'];
+  /** Event types (the eventTypes query lists them), or "*" for every type. */
+  eventTypes: Array<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateAutomationSubscriptionPayload = {
+  __typename?: 'CreateAutomationSubscriptionPayload';
+  /** The signing secret (whsec_...). Shown once. */
+  secret: Scalars['String']['output'];
+  subscription: AutomationSubscription;
 };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
