@@ -75,6 +75,14 @@ export type Query = {
   linkStats: LinkStats;
   /** A link's clicks, newest first (bots left out unless includeBots). */
   linkClicks: LinkClickConnection;
+  /** The workspace's inbound publishing endpoints, newest first, each with its public url. */
+  automationEndpoints: AutomationEndpointConnection;
+  /** One endpoint (never its secret). */
+  automationEndpoint: Maybe<AutomationEndpoint>;
+  /** The calls an endpoint accepted, newest first, with their payloads. */
+  automationCalls: AutomationCallConnection;
+  /** An endpoint's action runs, newest first. */
+  automationRuns: AutomationRunConnection;
 };
 
 
@@ -205,6 +213,31 @@ export type QueryLinkClicksArgs = {
   after: InputMaybe<Scalars['String']['input']>;
 };
 
+
+export type QueryAutomationEndpointsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryAutomationCallsArgs = {
+  endpointId: Scalars['ID']['input'];
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryAutomationRunsArgs = {
+  endpointId: Scalars['ID']['input'];
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   signUp: AuthPayload;
@@ -269,6 +302,29 @@ export type Mutation = {
   deleteLink: Link;
   /** Creates up to 100 links, all or none; an error names the item (links[3].url). */
   bulkCreateLinks: Array<Link>;
+  /** Creates an endpoint with a fresh url and, with verification, a secret shown only in this answer. */
+  createAutomationEndpoint: AutomationEndpointPayload;
+  /**
+   * Changes the fields that are given (see UpdateAutomationEndpointInput for removing the
+   * schema or the action). A new verification kind gets a new secret, shown only in this
+   * answer. The url stays (rotateAutomationEndpointToken changes it).
+   */
+  updateAutomationEndpoint: AutomationEndpointPayload;
+  /** Deletes an endpoint with its calls and runs; its url answers 404 from then on. */
+  deleteAutomationEndpoint: AutomationEndpoint;
+  /** Gives an endpoint a new url; the old one answers 404 at once, on every replica. */
+  rotateAutomationEndpointToken: AutomationEndpoint;
+  /**
+   * A new verification secret, shown only in this answer; the old one stops verifying at
+   * once. CONFLICT (reason no_verification) for an endpoint without verification.
+   */
+  rotateAutomationEndpointSecret: AutomationEndpointPayload;
+  /**
+   * Publishes payload to the endpoint as a tool's call would (schema, event, action), without
+   * the verification a tool's call needs. A payload the schema refuses is INVALID with field
+   * payload/<JSON pointer>.
+   */
+  testAutomationEndpoint: AutomationCall;
 };
 
 
@@ -477,6 +533,38 @@ export type MutationDeleteLinkArgs = {
 
 export type MutationBulkCreateLinksArgs = {
   links: Array<CreateLinkInput>;
+};
+
+
+export type MutationCreateAutomationEndpointArgs = {
+  input: CreateAutomationEndpointInput;
+};
+
+
+export type MutationUpdateAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateAutomationEndpointInput;
+};
+
+
+export type MutationDeleteAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateAutomationEndpointTokenArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateAutomationEndpointSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationTestAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+  payload: Scalars['JSON']['input'];
 };
 
 export type Subscription = {
@@ -1189,6 +1277,166 @@ export type UpdateLinkInput = {
   iosUrl?: InputMaybe<Scalars['String']['input']>;
   androidUrl?: InputMaybe<Scalars['String']['input']>;
   archived?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** How calls to an endpoint prove they are yours. */
+export type AutomationVerification =
+  /** The url's token is the only secret. */
+  | 'NONE'
+  /** webhook-id, webhook-timestamp and webhook-signature headers signed with the endpoint's whsec_ secret. */
+  | 'STANDARD_WEBHOOKS'
+  /** An X-Switchboard-Token header holding the endpoint's sbt_ secret. */
+  | 'HEADER_TOKEN';
+
+/** What an endpoint does with each call's payload. */
+export type AutomationActionType =
+  /** Sends a message from instanceId to to (text and/or mediaUrl). */
+  | 'SEND_MESSAGE'
+  /** Creates a short link to url (with slug, title and metadata). */
+  | 'CREATE_LINK'
+  /** POSTs the payload to targetUrl. */
+  | 'FORWARD';
+
+export type AutomationEndpoint = {
+  __typename?: 'AutomationEndpoint';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  /** Where tools POST: .../hooks/<token>. Anyone with it can publish (unless verification is set). */
+  url: Scalars['String']['output'];
+  verification: AutomationVerification;
+  /** The JSON Schema every payload must match; null when any JSON is accepted. */
+  schema: Maybe<Scalars['JSON']['output']>;
+  /** What runs for every call; null for none. */
+  action: Maybe<AutomationAction>;
+  /** A disabled endpoint answers 404, like an unknown one. */
+  enabled: Scalars['Boolean']['output'];
+  createdAt: Scalars['Time']['output'];
+  updatedAt: Scalars['Time']['output'];
+};
+
+/**
+ * An endpoint's action. Its text fields are templates: {{payload.a.b}} (a field of the
+ * payload; list elements by index, {{payload.items.0.sku}}), {{endpoint.id}} and
+ * {{endpoint.name}}. A field the payload lacks fails the run (it is never sent empty). Fields
+ * that do not apply to the type are null.
+ */
+export type AutomationAction = {
+  __typename?: 'AutomationAction';
+  type: AutomationActionType;
+  /** SEND_MESSAGE: the instance that sends. */
+  instanceId: Maybe<Scalars['ID']['output']>;
+  /** SEND_MESSAGE: the recipient. */
+  to: Maybe<Scalars['String']['output']>;
+  /** SEND_MESSAGE: the text, or the media's caption. */
+  text: Maybe<Scalars['String']['output']>;
+  /** SEND_MESSAGE: an image to send by URL. */
+  mediaUrl: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: the target. */
+  url: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: the slug (generated when null). */
+  slug: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: the title. */
+  title: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: metadata fields, a JSON object of templates. */
+  metadata: Maybe<Scalars['JSON']['output']>;
+  /** FORWARD: where to POST the payload. */
+  targetUrl: Maybe<Scalars['String']['output']>;
+};
+
+export type AutomationEndpointPayload = {
+  __typename?: 'AutomationEndpointPayload';
+  endpoint: AutomationEndpoint;
+  /**
+   * The verification secret (whsec_... or sbt_...), shown only now; null without
+   * verification, and for an update that did not change the verification kind.
+   */
+  secret: Maybe<Scalars['String']['output']>;
+};
+
+export type AutomationEndpointConnection = {
+  __typename?: 'AutomationEndpointConnection';
+  nodes: Array<AutomationEndpoint>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** One call an endpoint accepted (its id is its automation.published event's). */
+export type AutomationCall = {
+  __typename?: 'AutomationCall';
+  id: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
+  /** The JSON as sent (a form's fields as an object). */
+  payload: Scalars['JSON']['output'];
+  receivedAt: Scalars['Time']['output'];
+};
+
+export type AutomationCallConnection = {
+  __typename?: 'AutomationCallConnection';
+  nodes: Array<AutomationCall>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** One execution of an endpoint's action for one call. */
+export type AutomationRun = {
+  __typename?: 'AutomationRun';
+  id: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
+  callId: Scalars['ID']['output'];
+  actionType: AutomationActionType;
+  /** queued, succeeded or failed (queued again between retries, with the last error). */
+  status: Scalars['String']['output'];
+  /** The action with its templates rendered: what was done. Null until the first attempt. */
+  input: Maybe<Scalars['JSON']['output']>;
+  /** What it produced: a message or link id, the target's status. */
+  output: Maybe<Scalars['JSON']['output']>;
+  error: Maybe<Scalars['String']['output']>;
+  attempts: Scalars['Int']['output'];
+  durationMs: Scalars['Int']['output'];
+  createdAt: Scalars['Time']['output'];
+  updatedAt: Scalars['Time']['output'];
+};
+
+export type AutomationRunConnection = {
+  __typename?: 'AutomationRunConnection';
+  nodes: Array<AutomationRun>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+export type AutomationActionInput = {
+  type: AutomationActionType;
+  instanceId?: InputMaybe<Scalars['ID']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
+  text?: InputMaybe<Scalars['String']['input']>;
+  mediaUrl?: InputMaybe<Scalars['String']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+  slug?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  /** A JSON object of strings (at most 20 fields), each a template. */
+  metadata?: InputMaybe<Scalars['JSON']['input']>;
+  targetUrl?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateAutomationEndpointInput = {
+  /** A name for people (1 to 200 characters). */
+  name: Scalars['String']['input'];
+  /** Default NONE. */
+  verification?: InputMaybe<AutomationVerification>;
+  /** A JSON Schema every payload must match (else the call is refused naming where). */
+  schema?: InputMaybe<Scalars['JSON']['input']>;
+  action?: InputMaybe<AutomationActionInput>;
+  /** Default true. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** The fields to change; absent fields stay as they are. null removes the schema or the action. */
+export type UpdateAutomationEndpointInput = {
+  name?: InputMaybe<Scalars['String']['input']>;
+  verification?: InputMaybe<AutomationVerification>;
+  schema?: InputMaybe<Scalars['JSON']['input']>;
+  action?: InputMaybe<AutomationActionInput>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
