@@ -109,6 +109,15 @@ describe('EndpointDetailPage', () => {
     await waitFor(() => expect(within(callTable).getByText('evt_9')).toBeInTheDocument());
   });
 
+  it('does not offer a test payload to a disabled endpoint (it would refuse it as unknown)', async () => {
+    const { client } = setup({ AutomationEndpoint: () => detail(endpoint({ enabled: false })) });
+    renderWithClient(<EndpointDetailPage />, { client, ...route });
+    const card = await screen.findByRole('region', { name: 'Send test payload' });
+    expect(within(card).getByRole('button', { name: 'Send test payload' })).toBeDisabled();
+    expect(within(card).getByText(/enable it to send a test payload/)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Enable endpoint' })).toBeInTheDocument();
+  });
+
   it('reloads when the endpoint gets a call or a run finishes', async () => {
     const events = makeSubject<MockResponse>();
     let done = false;

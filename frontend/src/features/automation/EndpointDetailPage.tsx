@@ -8,7 +8,7 @@ import { Card } from '../../components/Card';
 import { ConfirmDialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
 import { PageHeader } from '../../components/PageHeader';
-import { EmptyState, ErrorState, InlineError, Loading } from '../../components/States';
+import { EmptyState, ErrorState, InlineError, Loading, Notice } from '../../components/States';
 import { Table } from '../../components/Table';
 import { Time } from '../../components/Time';
 import { Toast } from '../../components/Toast';
@@ -253,8 +253,9 @@ function TestPayload({ endpoint, onSent }: { endpoint: AutomationEndpointFieldsF
         <Field label="Payload (JSON)" error={error}>
           <textarea className={`textarea mono ${styles.code}`} rows={8} spellCheck={false} value={payload} onChange={(e) => setPayload(e.target.value)} />
         </Field>
+        {!endpoint.enabled && <Notice>This endpoint is disabled and refuses every call: enable it to send a test payload.</Notice>}
         <div className="row">
-          <Button variant="primary" icon={<Send size={14} aria-hidden="true" />} loading={busy} onClick={send}>
+          <Button variant="primary" icon={<Send size={14} aria-hidden="true" />} loading={busy} onClick={send} disabled={!endpoint.enabled}>
             Send test payload
           </Button>
         </div>
