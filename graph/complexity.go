@@ -74,6 +74,16 @@ func complexityRoot() generated.ComplexityRoot {
 	c.Link.QRSVG = func(child int) int {
 		return 1 + child + qrCost
 	}
+	// Automation endpoints: the endpoints, their calls and their runs are pages.
+	c.Query.AutomationEndpoints = func(child int, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.AutomationCalls = func(child int, _ string, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
+	c.Query.AutomationRuns = func(child int, _ string, first *int, _ *string) int {
+		return 1 + child + pageRows(first)
+	}
 	return c
 }
 

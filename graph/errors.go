@@ -76,11 +76,17 @@ func presentError(ctx context.Context, log *slog.Logger, err error) *gqlerror.Er
 }
 
 // camelCase turns the service's snake_case field names into GraphQL's ("expires_at" →
-// "expiresAt", "input.allowed_origins" → "input.allowedOrigins").
+// "expiresAt", "input.allowed_origins" → "input.allowedOrigins"). A JSON pointer after the
+// field ("payload/order_id": where a test payload fails its schema) names the caller's own
+// data and is kept as it is.
 func camelCase(s string) string {
 	var b strings.Builder
 	upper := false
-	for _, r := range s {
+	for i, r := range s {
+		if r == '/' {
+			b.WriteString(s[i:])
+			break
+		}
 		if r == '_' {
 			upper = b.Len() > 0
 			continue

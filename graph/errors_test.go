@@ -61,6 +61,7 @@ func TestCamelCase(t *testing.T) {
 	for in, want := range map[string]string{
 		"email": "email", "expires_at": "expiresAt", "allowed_origins": "allowedOrigins",
 		"input.event_types": "input.eventTypes", "_x": "x", "": "",
+		"payload/order_id": "payload/order_id", "test_payload/line_items/0": "testPayload/line_items/0",
 	} {
 		if got := camelCase(in); got != want {
 			t.Errorf("camelCase(%q) = %q, want %q", in, got, want)

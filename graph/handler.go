@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/automation"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
@@ -95,6 +96,8 @@ type Options struct {
 	Messaging *messaging.Messaging
 	// Links serves short links, their clicks, stats and QR codes.
 	Links *links.Links
+	// Automation serves inbound publishing endpoints, their calls and action runs.
+	Automation *automation.Automation
 }
 
 func (o *Options) defaults() {
@@ -144,7 +147,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 		h.ownOrigin = strings.ToLower(u.Scheme + "://" + u.Host)
 	}
 
-	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts, msg: opts.Messaging, links: opts.Links}, Complexity: complexityRoot()}
+	cfg := generated.Config{Resolvers: &Resolver{svc: svc, opts: opts, msg: opts.Messaging, links: opts.Links, auto: opts.Automation}, Complexity: complexityRoot()}
 	srv := handler.New(generated.NewExecutableSchema(cfg))
 
 	// Only these transports: no multipart or urlencoded form transport a cross-site

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/automation"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/graph/generated"
@@ -14,8 +15,9 @@ import (
 type Resolver struct {
 	svc   *service.Service
 	opts  Options
-	msg   *messaging.Messaging // the messaging surface (graph/messaging.go)
-	links *links.Links         // the short-link surface (graph/links.go)
+	msg   *messaging.Messaging   // the messaging surface (graph/messaging.go)
+	links *links.Links           // the short-link surface (graph/links.go)
+	auto  *automation.Automation // inbound publishing endpoints (graph/automation.go)
 }
 
 var _ generated.ResolverRoot = (*Resolver)(nil)

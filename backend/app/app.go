@@ -127,7 +127,7 @@ func (a *App) routes() http.Handler {
 	mux.Handle("/graphql", graph.NewHandler(a.Service, graph.Options{BaseURL: cfg.BaseURL,
 		Introspection: cfg.GraphQLIntrospection, ComplexityLimit: cfg.GraphQLComplexity,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), Logger: a.log, Limiter: limiter,
-		Messaging: a.Messaging, Links: a.Links}))
+		Messaging: a.Messaging, Links: a.Links, Automation: a.Automation}))
 	mux.Handle("/l/", shortlink.Handler(a.Links, "/l/", a.log))
 	mux.Handle(hooks.Prefix, hooks.Handler(a.Automation, a.log))
 	mux.Handle("/user/", web.Handler())

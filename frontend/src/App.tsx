@@ -6,6 +6,7 @@ import { SignUpPage } from './features/auth/SignUpPage';
 import { EventsPage } from './features/events/EventsPage';
 import { KeysPage } from './features/keys/KeysPage';
 import { ModelsPage } from './features/models/ModelsPage';
+import { automationRoutes } from './features/automation/routes';
 import { linksRoutes } from './features/links/routes';
 import { messagingRoutes } from './features/messaging/routes';
 import { OverviewPage } from './features/overview/OverviewPage';
@@ -59,6 +60,7 @@ export function AppRoutes() {
         />
         {messagingRoutes}
         {linksRoutes}
+        {automationRoutes}
         <Route path=":surface" element={<NotBuiltPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>

@@ -60,6 +60,76 @@ type ComplexityRoot struct {
 		User func(childComplexity int) int
 	}
 
+	AutomationAction struct {
+		InstanceID func(childComplexity int) int
+		MediaURL   func(childComplexity int) int
+		Metadata   func(childComplexity int) int
+		Slug       func(childComplexity int) int
+		TargetURL  func(childComplexity int) int
+		Text       func(childComplexity int) int
+		Title      func(childComplexity int) int
+		To         func(childComplexity int) int
+		Type       func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
+	AutomationCall struct {
+		EndpointID func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Payload    func(childComplexity int) int
+		ReceivedAt func(childComplexity int) int
+	}
+
+	AutomationCallConnection struct {
+		HasMore    func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+	}
+
+	AutomationEndpoint struct {
+		Action       func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		Enabled      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Schema       func(childComplexity int) int
+		URL          func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
+		Verification func(childComplexity int) int
+	}
+
+	AutomationEndpointConnection struct {
+		HasMore    func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+	}
+
+	AutomationEndpointPayload struct {
+		Endpoint func(childComplexity int) int
+		Secret   func(childComplexity int) int
+	}
+
+	AutomationRun struct {
+		ActionType func(childComplexity int) int
+		Attempts   func(childComplexity int) int
+		CallID     func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		DurationMs func(childComplexity int) int
+		EndpointID func(childComplexity int) int
+		Error      func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Input      func(childComplexity int) int
+		Output     func(childComplexity int) int
+		Status     func(childComplexity int) int
+		UpdatedAt  func(childComplexity int) int
+	}
+
+	AutomationRunConnection struct {
+		HasMore    func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+	}
+
 	AutomationSubscription struct {
 		CreatedAt      func(childComplexity int) int
 		Description    func(childComplexity int) int
@@ -341,46 +411,52 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ArchiveChat                  func(childComplexity int, instanceID string, chatID string, archived bool) int
-		BulkCreateLinks              func(childComplexity int, links []model.CreateLinkInput) int
-		ChangeGroupParticipants      func(childComplexity int, instanceID string, id string, add []string, remove []string) int
-		CheckContacts                func(childComplexity int, instanceID string, addresses []string) int
-		ConnectInstance              func(childComplexity int, id string) int
-		CreateAPIKey                 func(childComplexity int, input model.CreateAPIKeyInput) int
-		CreateAutomationSubscription func(childComplexity int, input model.CreateAutomationSubscriptionInput) int
-		CreateContact                func(childComplexity int, instanceID string, input model.CreateContactInput) int
-		CreateGroup                  func(childComplexity int, instanceID string, input model.CreateGroupInput) int
-		CreateInstance               func(childComplexity int, input model.CreateInstanceInput) int
-		CreateLink                   func(childComplexity int, input model.CreateLinkInput) int
-		CreateWebhook                func(childComplexity int, input model.CreateWebhookInput) int
-		DeleteAutomationSubscription func(childComplexity int, id string) int
-		DeleteContact                func(childComplexity int, instanceID string, id string) int
-		DeleteInstance               func(childComplexity int, id string) int
-		DeleteLink                   func(childComplexity int, id string) int
-		DeleteMessage                func(childComplexity int, instanceID string, id string) int
-		DeleteWebhook                func(childComplexity int, id string) int
-		DisconnectInstance           func(childComplexity int, id string) int
-		EditMessage                  func(childComplexity int, instanceID string, id string, text string) int
-		EnsureWorkspace              func(childComplexity int) int
-		InjectSandboxMessage         func(childComplexity int, instanceID string, input model.InjectMessageInput) int
-		LeaveGroup                   func(childComplexity int, instanceID string, id string) int
-		MarkChatRead                 func(childComplexity int, instanceID string, chatID string) int
-		PairSandboxInstance          func(childComplexity int, id string, pairingCode *string) int
-		RestartInstance              func(childComplexity int, id string) int
-		RetryWebhookDelivery         func(childComplexity int, webhookID string, deliveryID string) int
-		RevokeAPIKey                 func(childComplexity int, id string) int
-		RotateWebhookSecret          func(childComplexity int, id string) int
-		SendMessage                  func(childComplexity int, instanceID string, input model.SendMessageInput) int
-		SendTyping                   func(childComplexity int, instanceID string, to string, state *string) int
-		SignIn                       func(childComplexity int, input model.SignInInput) int
-		SignOut                      func(childComplexity int) int
-		SignUp                       func(childComplexity int, input model.SignUpInput) int
-		TestWebhook                  func(childComplexity int, id string, eventType *string) int
-		UpdateContact                func(childComplexity int, instanceID string, id string, input model.UpdateContactInput) int
-		UpdateGroup                  func(childComplexity int, instanceID string, id string, input model.UpdateGroupInput) int
-		UpdateInstance               func(childComplexity int, id string, input model.UpdateInstanceInput) int
-		UpdateLink                   func(childComplexity int, id string, input model.UpdateLinkInput) int
-		UpdateWebhook                func(childComplexity int, id string, input model.UpdateWebhookInput) int
+		ArchiveChat                    func(childComplexity int, instanceID string, chatID string, archived bool) int
+		BulkCreateLinks                func(childComplexity int, links []model.CreateLinkInput) int
+		ChangeGroupParticipants        func(childComplexity int, instanceID string, id string, add []string, remove []string) int
+		CheckContacts                  func(childComplexity int, instanceID string, addresses []string) int
+		ConnectInstance                func(childComplexity int, id string) int
+		CreateAPIKey                   func(childComplexity int, input model.CreateAPIKeyInput) int
+		CreateAutomationEndpoint       func(childComplexity int, input model.CreateAutomationEndpointInput) int
+		CreateAutomationSubscription   func(childComplexity int, input model.CreateAutomationSubscriptionInput) int
+		CreateContact                  func(childComplexity int, instanceID string, input model.CreateContactInput) int
+		CreateGroup                    func(childComplexity int, instanceID string, input model.CreateGroupInput) int
+		CreateInstance                 func(childComplexity int, input model.CreateInstanceInput) int
+		CreateLink                     func(childComplexity int, input model.CreateLinkInput) int
+		CreateWebhook                  func(childComplexity int, input model.CreateWebhookInput) int
+		DeleteAutomationEndpoint       func(childComplexity int, id string) int
+		DeleteAutomationSubscription   func(childComplexity int, id string) int
+		DeleteContact                  func(childComplexity int, instanceID string, id string) int
+		DeleteInstance                 func(childComplexity int, id string) int
+		DeleteLink                     func(childComplexity int, id string) int
+		DeleteMessage                  func(childComplexity int, instanceID string, id string) int
+		DeleteWebhook                  func(childComplexity int, id string) int
+		DisconnectInstance             func(childComplexity int, id string) int
+		EditMessage                    func(childComplexity int, instanceID string, id string, text string) int
+		EnsureWorkspace                func(childComplexity int) int
+		InjectSandboxMessage           func(childComplexity int, instanceID string, input model.InjectMessageInput) int
+		LeaveGroup                     func(childComplexity int, instanceID string, id string) int
+		MarkChatRead                   func(childComplexity int, instanceID string, chatID string) int
+		PairSandboxInstance            func(childComplexity int, id string, pairingCode *string) int
+		RestartInstance                func(childComplexity int, id string) int
+		RetryWebhookDelivery           func(childComplexity int, webhookID string, deliveryID string) int
+		RevokeAPIKey                   func(childComplexity int, id string) int
+		RotateAutomationEndpointSecret func(childComplexity int, id string) int
+		RotateAutomationEndpointToken  func(childComplexity int, id string) int
+		RotateWebhookSecret            func(childComplexity int, id string) int
+		SendMessage                    func(childComplexity int, instanceID string, input model.SendMessageInput) int
+		SendTyping                     func(childComplexity int, instanceID string, to string, state *string) int
+		SignIn                         func(childComplexity int, input model.SignInInput) int
+		SignOut                        func(childComplexity int) int
+		SignUp                         func(childComplexity int, input model.SignUpInput) int
+		TestAutomationEndpoint         func(childComplexity int, id string, payload json.RawMessage) int
+		TestWebhook                    func(childComplexity int, id string, eventType *string) int
+		UpdateAutomationEndpoint       func(childComplexity int, id string, input model.UpdateAutomationEndpointInput) int
+		UpdateContact                  func(childComplexity int, instanceID string, id string, input model.UpdateContactInput) int
+		UpdateGroup                    func(childComplexity int, instanceID string, id string, input model.UpdateGroupInput) int
+		UpdateInstance                 func(childComplexity int, id string, input model.UpdateInstanceInput) int
+		UpdateLink                     func(childComplexity int, id string, input model.UpdateLinkInput) int
+		UpdateWebhook                  func(childComplexity int, id string, input model.UpdateWebhookInput) int
 	}
 
 	Pairing struct {
@@ -404,6 +480,10 @@ type ComplexityRoot struct {
 
 	Query struct {
 		APIKeys                 func(childComplexity int) int
+		AutomationCalls         func(childComplexity int, endpointID string, first *int, after *string) int
+		AutomationEndpoint      func(childComplexity int, id string) int
+		AutomationEndpoints     func(childComplexity int, first *int, after *string) int
+		AutomationRuns          func(childComplexity int, endpointID string, first *int, after *string) int
 		AutomationSubscription  func(childComplexity int, id string) int
 		AutomationSubscriptions func(childComplexity int) int
 		Channels                func(childComplexity int) int
@@ -572,6 +652,12 @@ type MutationResolver interface {
 	BulkCreateLinks(ctx context.Context, links []model.CreateLinkInput) ([]model.Link, error)
 	CreateAutomationSubscription(ctx context.Context, input model.CreateAutomationSubscriptionInput) (*model.CreateAutomationSubscriptionPayload, error)
 	DeleteAutomationSubscription(ctx context.Context, id string) (bool, error)
+	CreateAutomationEndpoint(ctx context.Context, input model.CreateAutomationEndpointInput) (*model.AutomationEndpointPayload, error)
+	UpdateAutomationEndpoint(ctx context.Context, id string, input model.UpdateAutomationEndpointInput) (*model.AutomationEndpointPayload, error)
+	DeleteAutomationEndpoint(ctx context.Context, id string) (*model.AutomationEndpoint, error)
+	RotateAutomationEndpointToken(ctx context.Context, id string) (*model.AutomationEndpoint, error)
+	RotateAutomationEndpointSecret(ctx context.Context, id string) (*model.AutomationEndpointPayload, error)
+	TestAutomationEndpoint(ctx context.Context, id string, payload json.RawMessage) (*model.AutomationCall, error)
 }
 type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
@@ -603,6 +689,10 @@ type QueryResolver interface {
 	LinkClicks(ctx context.Context, id string, includeBots *bool, first *int, after *string) (*model.LinkClickConnection, error)
 	AutomationSubscriptions(ctx context.Context) ([]model.AutomationSubscription, error)
 	AutomationSubscription(ctx context.Context, id string) (*model.AutomationSubscription, error)
+	AutomationEndpoints(ctx context.Context, first *int, after *string) (*model.AutomationEndpointConnection, error)
+	AutomationEndpoint(ctx context.Context, id string) (*model.AutomationEndpoint, error)
+	AutomationCalls(ctx context.Context, endpointID string, first *int, after *string) (*model.AutomationCallConnection, error)
+	AutomationRuns(ctx context.Context, endpointID string, first *int, after *string) (*model.AutomationRunConnection, error)
 }
 type SubscriptionResolver interface {
 	Events(ctx context.Context, types []string, instanceID *string, after *string) (<-chan *domain.Event, error)
@@ -703,6 +793,290 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuthPayload.User(childComplexity), true
+
+	case "AutomationAction.instanceId":
+		if e.ComplexityRoot.AutomationAction.InstanceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.InstanceID(childComplexity), true
+	case "AutomationAction.mediaUrl":
+		if e.ComplexityRoot.AutomationAction.MediaURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.MediaURL(childComplexity), true
+	case "AutomationAction.metadata":
+		if e.ComplexityRoot.AutomationAction.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Metadata(childComplexity), true
+	case "AutomationAction.slug":
+		if e.ComplexityRoot.AutomationAction.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Slug(childComplexity), true
+	case "AutomationAction.targetUrl":
+		if e.ComplexityRoot.AutomationAction.TargetURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.TargetURL(childComplexity), true
+	case "AutomationAction.text":
+		if e.ComplexityRoot.AutomationAction.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Text(childComplexity), true
+	case "AutomationAction.title":
+		if e.ComplexityRoot.AutomationAction.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Title(childComplexity), true
+	case "AutomationAction.to":
+		if e.ComplexityRoot.AutomationAction.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.To(childComplexity), true
+	case "AutomationAction.type":
+		if e.ComplexityRoot.AutomationAction.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.Type(childComplexity), true
+	case "AutomationAction.url":
+		if e.ComplexityRoot.AutomationAction.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationAction.URL(childComplexity), true
+
+	case "AutomationCall.endpointId":
+		if e.ComplexityRoot.AutomationCall.EndpointID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCall.EndpointID(childComplexity), true
+	case "AutomationCall.id":
+		if e.ComplexityRoot.AutomationCall.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCall.ID(childComplexity), true
+	case "AutomationCall.payload":
+		if e.ComplexityRoot.AutomationCall.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCall.Payload(childComplexity), true
+	case "AutomationCall.receivedAt":
+		if e.ComplexityRoot.AutomationCall.ReceivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCall.ReceivedAt(childComplexity), true
+
+	case "AutomationCallConnection.hasMore":
+		if e.ComplexityRoot.AutomationCallConnection.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCallConnection.HasMore(childComplexity), true
+	case "AutomationCallConnection.nextCursor":
+		if e.ComplexityRoot.AutomationCallConnection.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCallConnection.NextCursor(childComplexity), true
+	case "AutomationCallConnection.nodes":
+		if e.ComplexityRoot.AutomationCallConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationCallConnection.Nodes(childComplexity), true
+
+	case "AutomationEndpoint.action":
+		if e.ComplexityRoot.AutomationEndpoint.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.Action(childComplexity), true
+	case "AutomationEndpoint.createdAt":
+		if e.ComplexityRoot.AutomationEndpoint.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.CreatedAt(childComplexity), true
+	case "AutomationEndpoint.enabled":
+		if e.ComplexityRoot.AutomationEndpoint.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.Enabled(childComplexity), true
+	case "AutomationEndpoint.id":
+		if e.ComplexityRoot.AutomationEndpoint.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.ID(childComplexity), true
+	case "AutomationEndpoint.name":
+		if e.ComplexityRoot.AutomationEndpoint.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.Name(childComplexity), true
+	case "AutomationEndpoint.schema":
+		if e.ComplexityRoot.AutomationEndpoint.Schema == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.Schema(childComplexity), true
+	case "AutomationEndpoint.url":
+		if e.ComplexityRoot.AutomationEndpoint.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.URL(childComplexity), true
+	case "AutomationEndpoint.updatedAt":
+		if e.ComplexityRoot.AutomationEndpoint.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.UpdatedAt(childComplexity), true
+	case "AutomationEndpoint.verification":
+		if e.ComplexityRoot.AutomationEndpoint.Verification == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpoint.Verification(childComplexity), true
+
+	case "AutomationEndpointConnection.hasMore":
+		if e.ComplexityRoot.AutomationEndpointConnection.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpointConnection.HasMore(childComplexity), true
+	case "AutomationEndpointConnection.nextCursor":
+		if e.ComplexityRoot.AutomationEndpointConnection.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpointConnection.NextCursor(childComplexity), true
+	case "AutomationEndpointConnection.nodes":
+		if e.ComplexityRoot.AutomationEndpointConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpointConnection.Nodes(childComplexity), true
+
+	case "AutomationEndpointPayload.endpoint":
+		if e.ComplexityRoot.AutomationEndpointPayload.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpointPayload.Endpoint(childComplexity), true
+	case "AutomationEndpointPayload.secret":
+		if e.ComplexityRoot.AutomationEndpointPayload.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationEndpointPayload.Secret(childComplexity), true
+
+	case "AutomationRun.actionType":
+		if e.ComplexityRoot.AutomationRun.ActionType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.ActionType(childComplexity), true
+	case "AutomationRun.attempts":
+		if e.ComplexityRoot.AutomationRun.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.Attempts(childComplexity), true
+	case "AutomationRun.callId":
+		if e.ComplexityRoot.AutomationRun.CallID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.CallID(childComplexity), true
+	case "AutomationRun.createdAt":
+		if e.ComplexityRoot.AutomationRun.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.CreatedAt(childComplexity), true
+	case "AutomationRun.durationMs":
+		if e.ComplexityRoot.AutomationRun.DurationMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.DurationMs(childComplexity), true
+	case "AutomationRun.endpointId":
+		if e.ComplexityRoot.AutomationRun.EndpointID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.EndpointID(childComplexity), true
+	case "AutomationRun.error":
+		if e.ComplexityRoot.AutomationRun.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.Error(childComplexity), true
+	case "AutomationRun.id":
+		if e.ComplexityRoot.AutomationRun.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.ID(childComplexity), true
+	case "AutomationRun.input":
+		if e.ComplexityRoot.AutomationRun.Input == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.Input(childComplexity), true
+	case "AutomationRun.output":
+		if e.ComplexityRoot.AutomationRun.Output == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.Output(childComplexity), true
+	case "AutomationRun.status":
+		if e.ComplexityRoot.AutomationRun.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.Status(childComplexity), true
+	case "AutomationRun.updatedAt":
+		if e.ComplexityRoot.AutomationRun.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRun.UpdatedAt(childComplexity), true
+
+	case "AutomationRunConnection.hasMore":
+		if e.ComplexityRoot.AutomationRunConnection.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunConnection.HasMore(childComplexity), true
+	case "AutomationRunConnection.nextCursor":
+		if e.ComplexityRoot.AutomationRunConnection.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunConnection.NextCursor(childComplexity), true
+	case "AutomationRunConnection.nodes":
+		if e.ComplexityRoot.AutomationRunConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRunConnection.Nodes(childComplexity), true
 
 	case "AutomationSubscription.createdAt":
 		if e.ComplexityRoot.AutomationSubscription.CreatedAt == nil {
@@ -1940,6 +2314,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAPIKey(childComplexity, args["input"].(model.CreateAPIKeyInput)), true
+	case "Mutation.createAutomationEndpoint":
+		if e.ComplexityRoot.Mutation.CreateAutomationEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAutomationEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAutomationEndpoint(childComplexity, args["input"].(model.CreateAutomationEndpointInput)), true
 	case "Mutation.createAutomationSubscription":
 		if e.ComplexityRoot.Mutation.CreateAutomationSubscription == nil {
 			break
@@ -2006,6 +2391,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(model.CreateWebhookInput)), true
+	case "Mutation.deleteAutomationEndpoint":
+		if e.ComplexityRoot.Mutation.DeleteAutomationEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAutomationEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAutomationEndpoint(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteAutomationSubscription":
 		if e.ComplexityRoot.Mutation.DeleteAutomationSubscription == nil {
 			break
@@ -2177,6 +2573,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
+	case "Mutation.rotateAutomationEndpointSecret":
+		if e.ComplexityRoot.Mutation.RotateAutomationEndpointSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateAutomationEndpointSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateAutomationEndpointSecret(childComplexity, args["id"].(string)), true
+	case "Mutation.rotateAutomationEndpointToken":
+		if e.ComplexityRoot.Mutation.RotateAutomationEndpointToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateAutomationEndpointToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateAutomationEndpointToken(childComplexity, args["id"].(string)), true
 	case "Mutation.rotateWebhookSecret":
 		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
 			break
@@ -2238,6 +2656,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SignUp(childComplexity, args["input"].(model.SignUpInput)), true
+	case "Mutation.testAutomationEndpoint":
+		if e.ComplexityRoot.Mutation.TestAutomationEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_testAutomationEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.TestAutomationEndpoint(childComplexity, args["id"].(string), args["payload"].(json.RawMessage)), true
 	case "Mutation.testWebhook":
 		if e.ComplexityRoot.Mutation.TestWebhook == nil {
 			break
@@ -2249,6 +2678,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.TestWebhook(childComplexity, args["id"].(string), args["eventType"].(*string)), true
+	case "Mutation.updateAutomationEndpoint":
+		if e.ComplexityRoot.Mutation.UpdateAutomationEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateAutomationEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateAutomationEndpoint(childComplexity, args["id"].(string), args["input"].(model.UpdateAutomationEndpointInput)), true
 	case "Mutation.updateContact":
 		if e.ComplexityRoot.Mutation.UpdateContact == nil {
 			break
@@ -2374,6 +2814,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.APIKeys(childComplexity), true
+	case "Query.automationCalls":
+		if e.ComplexityRoot.Query.AutomationCalls == nil {
+			break
+		}
+
+		args, err := ec.field_Query_automationCalls_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AutomationCalls(childComplexity, args["endpointId"].(string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.automationEndpoint":
+		if e.ComplexityRoot.Query.AutomationEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Query_automationEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AutomationEndpoint(childComplexity, args["id"].(string)), true
+	case "Query.automationEndpoints":
+		if e.ComplexityRoot.Query.AutomationEndpoints == nil {
+			break
+		}
+
+		args, err := ec.field_Query_automationEndpoints_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AutomationEndpoints(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.automationRuns":
+		if e.ComplexityRoot.Query.AutomationRuns == nil {
+			break
+		}
+
+		args, err := ec.field_Query_automationRuns_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AutomationRuns(childComplexity, args["endpointId"].(string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.automationSubscription":
 		if e.ComplexityRoot.Query.AutomationSubscription == nil {
 			break
@@ -2953,8 +3437,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAutomationActionInput,
 		ec.unmarshalInputContactCardInput,
 		ec.unmarshalInputCreateApiKeyInput,
+		ec.unmarshalInputCreateAutomationEndpointInput,
 		ec.unmarshalInputCreateAutomationSubscriptionInput,
 		ec.unmarshalInputCreateContactInput,
 		ec.unmarshalInputCreateGroupInput,
@@ -2971,6 +3457,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSignInInput,
 		ec.unmarshalInputSignUpInput,
+		ec.unmarshalInputUpdateAutomationEndpointInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateGroupInput,
 		ec.unmarshalInputUpdateInstanceInput,
@@ -3937,6 +4424,206 @@ type CreateAutomationSubscriptionPayload {
   secret: String!
   subscription: AutomationSubscription!
 }
+
+# ---- Automation endpoints: inbound publishing endpoints, their calls and action runs ----
+# The same rules as /api/v1/automation/endpoints (scopes automation:read and
+# automation:write for keys). Tools POST JSON (or a form) to an endpoint's url
+# (/hooks/{token}, no API key); each accepted call is stored, becomes an
+# automation.published event and, when the endpoint has an action, a run of it. Live updates
+# come from the events subscription (types automation.published,
+# automation.action_succeeded, automation.action_failed, automation.endpoint_created,
+# automation.endpoint_updated, automation.endpoint_deleted).
+
+extend type Query {
+  "The workspace's inbound publishing endpoints, newest first, each with its public url."
+  automationEndpoints(first: Int = 20, after: String): AutomationEndpointConnection!
+  "One endpoint (never its secret)."
+  automationEndpoint(id: ID!): AutomationEndpoint
+  "The calls an endpoint accepted, newest first, with their payloads."
+  automationCalls(endpointId: ID!, first: Int = 20, after: String): AutomationCallConnection!
+  "An endpoint's action runs, newest first."
+  automationRuns(endpointId: ID!, first: Int = 20, after: String): AutomationRunConnection!
+}
+
+extend type Mutation {
+  "Creates an endpoint with a fresh url and, with verification, a secret shown only in this answer."
+  createAutomationEndpoint(input: CreateAutomationEndpointInput!): AutomationEndpointPayload!
+  """
+  Changes the fields that are given (see UpdateAutomationEndpointInput for removing the
+  schema or the action). A new verification kind gets a new secret, shown only in this
+  answer. The url stays (rotateAutomationEndpointToken changes it).
+  """
+  updateAutomationEndpoint(id: ID!, input: UpdateAutomationEndpointInput!): AutomationEndpointPayload!
+  "Deletes an endpoint with its calls and runs; its url answers 404 from then on."
+  deleteAutomationEndpoint(id: ID!): AutomationEndpoint!
+  "Gives an endpoint a new url; the old one answers 404 at once, on every replica."
+  rotateAutomationEndpointToken(id: ID!): AutomationEndpoint!
+  """
+  A new verification secret, shown only in this answer; the old one stops verifying at
+  once. CONFLICT (reason no_verification) for an endpoint without verification.
+  """
+  rotateAutomationEndpointSecret(id: ID!): AutomationEndpointPayload!
+  """
+  Publishes payload to the endpoint as a tool's call would (schema, event, action), without
+  the verification a tool's call needs. A payload the schema refuses is INVALID with field
+  payload/<JSON pointer>.
+  """
+  testAutomationEndpoint(id: ID!, payload: JSON!): AutomationCall!
+}
+
+"How calls to an endpoint prove they are yours."
+enum AutomationVerification {
+  "The url's token is the only secret."
+  NONE
+  "webhook-id, webhook-timestamp and webhook-signature headers signed with the endpoint's whsec_ secret."
+  STANDARD_WEBHOOKS
+  "An X-Switchboard-Token header holding the endpoint's sbt_ secret."
+  HEADER_TOKEN
+}
+
+"What an endpoint does with each call's payload."
+enum AutomationActionType {
+  "Sends a message from instanceId to to (text and/or mediaUrl)."
+  SEND_MESSAGE
+  "Creates a short link to url (with slug, title and metadata)."
+  CREATE_LINK
+  "POSTs the payload to targetUrl."
+  FORWARD
+}
+
+type AutomationEndpoint {
+  id: ID!
+  name: String!
+  "Where tools POST: .../hooks/<token>. Anyone with it can publish (unless verification is set)."
+  url: String!
+  verification: AutomationVerification!
+  "The JSON Schema every payload must match; null when any JSON is accepted."
+  schema: JSON
+  "What runs for every call; null for none."
+  action: AutomationAction
+  "A disabled endpoint answers 404, like an unknown one."
+  enabled: Boolean!
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+"""
+An endpoint's action. Its text fields are templates: {{payload.a.b}} (a field of the
+payload; list elements by index, {{payload.items.0.sku}}), {{endpoint.id}} and
+{{endpoint.name}}. A field the payload lacks fails the run (it is never sent empty). Fields
+that do not apply to the type are null.
+"""
+type AutomationAction {
+  type: AutomationActionType!
+  "SEND_MESSAGE: the instance that sends."
+  instanceId: ID
+  "SEND_MESSAGE: the recipient."
+  to: String
+  "SEND_MESSAGE: the text, or the media's caption."
+  text: String
+  "SEND_MESSAGE: an image to send by URL."
+  mediaUrl: String
+  "CREATE_LINK: the target."
+  url: String
+  "CREATE_LINK: the slug (generated when null)."
+  slug: String
+  "CREATE_LINK: the title."
+  title: String
+  "CREATE_LINK: metadata fields, a JSON object of templates."
+  metadata: JSON
+  "FORWARD: where to POST the payload."
+  targetUrl: String
+}
+
+type AutomationEndpointPayload {
+  endpoint: AutomationEndpoint!
+  """
+  The verification secret (whsec_... or sbt_...), shown only now; null without
+  verification, and for an update that did not change the verification kind.
+  """
+  secret: String
+}
+
+type AutomationEndpointConnection {
+  nodes: [AutomationEndpoint!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+"One call an endpoint accepted (its id is its automation.published event's)."
+type AutomationCall {
+  id: ID!
+  endpointId: ID!
+  "The JSON as sent (a form's fields as an object)."
+  payload: JSON!
+  receivedAt: Time!
+}
+
+type AutomationCallConnection {
+  nodes: [AutomationCall!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+"One execution of an endpoint's action for one call."
+type AutomationRun {
+  id: ID!
+  endpointId: ID!
+  callId: ID!
+  actionType: AutomationActionType!
+  "queued, succeeded or failed (queued again between retries, with the last error)."
+  status: String!
+  "The action with its templates rendered: what was done. Null until the first attempt."
+  input: JSON
+  "What it produced: a message or link id, the target's status."
+  output: JSON
+  error: String
+  attempts: Int!
+  durationMs: Int!
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+type AutomationRunConnection {
+  nodes: [AutomationRun!]!
+  hasMore: Boolean!
+  nextCursor: String
+}
+
+input AutomationActionInput {
+  type: AutomationActionType!
+  instanceId: ID
+  to: String
+  text: String
+  mediaUrl: String
+  url: String
+  slug: String
+  title: String
+  "A JSON object of strings (at most 20 fields), each a template."
+  metadata: JSON
+  targetUrl: String
+}
+
+input CreateAutomationEndpointInput {
+  "A name for people (1 to 200 characters)."
+  name: String!
+  "Default NONE."
+  verification: AutomationVerification
+  "A JSON Schema every payload must match (else the call is refused naming where)."
+  schema: JSON
+  action: AutomationActionInput
+  "Default true."
+  enabled: Boolean
+}
+
+"The fields to change; absent fields stay as they are. null removes the schema or the action."
+input UpdateAutomationEndpointInput {
+  name: String
+  verification: AutomationVerification
+  schema: JSON
+  action: AutomationActionInput
+  enabled: Boolean
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3979,6 +4666,146 @@ func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field g
 		return ec.fieldContext_AuthPayload_user(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuthPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationAction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_AutomationAction_type(ctx, field)
+	case "instanceId":
+		return ec.fieldContext_AutomationAction_instanceId(ctx, field)
+	case "to":
+		return ec.fieldContext_AutomationAction_to(ctx, field)
+	case "text":
+		return ec.fieldContext_AutomationAction_text(ctx, field)
+	case "mediaUrl":
+		return ec.fieldContext_AutomationAction_mediaUrl(ctx, field)
+	case "url":
+		return ec.fieldContext_AutomationAction_url(ctx, field)
+	case "slug":
+		return ec.fieldContext_AutomationAction_slug(ctx, field)
+	case "title":
+		return ec.fieldContext_AutomationAction_title(ctx, field)
+	case "metadata":
+		return ec.fieldContext_AutomationAction_metadata(ctx, field)
+	case "targetUrl":
+		return ec.fieldContext_AutomationAction_targetUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationAction", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationCall(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AutomationCall_id(ctx, field)
+	case "endpointId":
+		return ec.fieldContext_AutomationCall_endpointId(ctx, field)
+	case "payload":
+		return ec.fieldContext_AutomationCall_payload(ctx, field)
+	case "receivedAt":
+		return ec.fieldContext_AutomationCall_receivedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationCall", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationCallConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_AutomationCallConnection_nodes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_AutomationCallConnection_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_AutomationCallConnection_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationCallConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AutomationEndpoint_id(ctx, field)
+	case "name":
+		return ec.fieldContext_AutomationEndpoint_name(ctx, field)
+	case "url":
+		return ec.fieldContext_AutomationEndpoint_url(ctx, field)
+	case "verification":
+		return ec.fieldContext_AutomationEndpoint_verification(ctx, field)
+	case "schema":
+		return ec.fieldContext_AutomationEndpoint_schema(ctx, field)
+	case "action":
+		return ec.fieldContext_AutomationEndpoint_action(ctx, field)
+	case "enabled":
+		return ec.fieldContext_AutomationEndpoint_enabled(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AutomationEndpoint_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AutomationEndpoint_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationEndpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationEndpointConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_AutomationEndpointConnection_nodes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_AutomationEndpointConnection_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_AutomationEndpointConnection_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationEndpointConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationEndpointPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "endpoint":
+		return ec.fieldContext_AutomationEndpointPayload_endpoint(ctx, field)
+	case "secret":
+		return ec.fieldContext_AutomationEndpointPayload_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationEndpointPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AutomationRun_id(ctx, field)
+	case "endpointId":
+		return ec.fieldContext_AutomationRun_endpointId(ctx, field)
+	case "callId":
+		return ec.fieldContext_AutomationRun_callId(ctx, field)
+	case "actionType":
+		return ec.fieldContext_AutomationRun_actionType(ctx, field)
+	case "status":
+		return ec.fieldContext_AutomationRun_status(ctx, field)
+	case "input":
+		return ec.fieldContext_AutomationRun_input(ctx, field)
+	case "output":
+		return ec.fieldContext_AutomationRun_output(ctx, field)
+	case "error":
+		return ec.fieldContext_AutomationRun_error(ctx, field)
+	case "attempts":
+		return ec.fieldContext_AutomationRun_attempts(ctx, field)
+	case "durationMs":
+		return ec.fieldContext_AutomationRun_durationMs(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AutomationRun_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_AutomationRun_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRun", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRunConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_AutomationRunConnection_nodes(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_AutomationRunConnection_hasMore(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_AutomationRunConnection_nextCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRunConnection", field.Name)
 }
 
 func (ec *executionContext) childFields_AutomationSubscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4997,6 +5824,20 @@ func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createAutomationEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateAutomationEndpointInput, error) {
+			return ec.unmarshalNCreateAutomationEndpointInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateAutomationEndpointInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createAutomationSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5094,6 +5935,20 @@ func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteAutomationEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -5379,6 +6234,34 @@ func (ec *executionContext) field_Mutation_revokeApiKey_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_rotateAutomationEndpointSecret_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateAutomationEndpointToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5473,6 +6356,28 @@ func (ec *executionContext) field_Mutation_signUp_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_testAutomationEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "payload",
+		func(ctx context.Context, v any) (json.RawMessage, error) {
+			return ec.unmarshalNJSON2encodingᚋjsonᚐRawMessage(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["payload"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_testWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5492,6 +6397,28 @@ func (ec *executionContext) field_Mutation_testWebhook_args(ctx context.Context,
 		return nil, err
 	}
 	args["eventType"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateAutomationEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateAutomationEndpointInput, error) {
+			return ec.unmarshalNUpdateAutomationEndpointInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐUpdateAutomationEndpointInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -5632,6 +6559,102 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_automationCalls_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_automationEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_automationEndpoints_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_automationRuns_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -6552,6 +7575,1109 @@ func (ec *executionContext) fieldContext_AuthPayload_user(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AutomationAction_type(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AutomationActionType) graphql.Marshaler {
+			return ec.marshalNAutomationActionType2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type AutomationActionType does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_instanceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_to(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_text(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_mediaUrl(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_mediaUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MediaURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_mediaUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_url(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_slug(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_title(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_metadata(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalOJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationAction_targetUrl(ctx context.Context, field graphql.CollectedField, obj *model.AutomationAction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationAction_targetUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationAction_targetUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationAction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCall_id(ctx context.Context, field graphql.CollectedField, obj *model.AutomationCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCall_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCall_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCall", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCall_endpointId(ctx context.Context, field graphql.CollectedField, obj *model.AutomationCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCall_endpointId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndpointID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCall_endpointId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCall", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCall_payload(ctx context.Context, field graphql.CollectedField, obj *model.AutomationCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCall_payload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payload, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalNJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCall_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCall", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCall_receivedAt(ctx context.Context, field graphql.CollectedField, obj *model.AutomationCall) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCall_receivedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReceivedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCall_receivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCall", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCallConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.AutomationCallConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCallConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.AutomationCall) graphql.Marshaler {
+			return ec.marshalNAutomationCall2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCallᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCallConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationCallConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationCall(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationCallConnection_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.AutomationCallConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCallConnection_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCallConnection_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCallConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationCallConnection_nextCursor(ctx context.Context, field graphql.CollectedField, obj *model.AutomationCallConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationCallConnection_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationCallConnection_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationCallConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_name(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_url(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_verification(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_verification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verification, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AutomationVerification) graphql.Marshaler {
+			return ec.marshalNAutomationVerification2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationVerification(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_verification(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type AutomationVerification does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_schema(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_schema(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Schema, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalOJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_action(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationAction) graphql.Marshaler {
+			return ec.marshalOAutomationAction2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationAction(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationEndpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationAction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationEndpoint_enabled(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpoint_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpoint_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpoint", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpointConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpointConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.AutomationEndpoint) graphql.Marshaler {
+			return ec.marshalNAutomationEndpoint2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpointConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationEndpointConnection_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpointConnection_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpointConnection_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpointConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpointConnection_nextCursor(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpointConnection_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpointConnection_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpointConnection", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationEndpointPayload_endpoint(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpointPayload_endpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Endpoint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpoint) graphql.Marshaler {
+			return ec.marshalNAutomationEndpoint2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpointPayload_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationEndpointPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationEndpointPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.AutomationEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationEndpointPayload_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationEndpointPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationEndpointPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_id(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_endpointId(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_endpointId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndpointID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_endpointId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_callId(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_callId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_callId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_actionType(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_actionType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActionType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AutomationActionType) graphql.Marshaler {
+			return ec.marshalNAutomationActionType2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_actionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type AutomationActionType does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_status(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_input(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_input(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Input, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalOJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_input(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_output(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_output(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Output, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalOJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_error(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_attempts(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_durationMs(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_durationMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DurationMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_durationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRun_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRun_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRun_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRun", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRunConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.AutomationRun) graphql.Marshaler {
+			return ec.marshalNAutomationRun2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRunConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRunConnection_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRunConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunConnection_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunConnection_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunConnection", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AutomationRunConnection_nextCursor(ctx context.Context, field graphql.CollectedField, obj *model.AutomationRunConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRunConnection_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRunConnection_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AutomationRunConnection", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AutomationSubscription_id(ctx context.Context, field graphql.CollectedField, obj *model.AutomationSubscription) (ret graphql.Marshaler) {
@@ -12894,6 +15020,270 @@ func (ec *executionContext) fieldContext_Mutation_deleteAutomationSubscription(c
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAutomationEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAutomationEndpoint(ctx, fc.Args["input"].(model.CreateAutomationEndpointInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpointPayload) graphql.Marshaler {
+			return ec.marshalNAutomationEndpointPayload2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpointPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAutomationEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateAutomationEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateAutomationEndpoint(ctx, fc.Args["id"].(string), fc.Args["input"].(model.UpdateAutomationEndpointInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpointPayload) graphql.Marshaler {
+			return ec.marshalNAutomationEndpointPayload2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpointPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateAutomationEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAutomationEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAutomationEndpoint(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpoint) graphql.Marshaler {
+			return ec.marshalNAutomationEndpoint2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAutomationEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateAutomationEndpointToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateAutomationEndpointToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateAutomationEndpointToken(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpoint) graphql.Marshaler {
+			return ec.marshalNAutomationEndpoint2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateAutomationEndpointToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateAutomationEndpointToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateAutomationEndpointSecret(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateAutomationEndpointSecret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateAutomationEndpointSecret(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpointPayload) graphql.Marshaler {
+			return ec.marshalNAutomationEndpointPayload2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateAutomationEndpointSecret(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpointPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateAutomationEndpointSecret_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_testAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_testAutomationEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().TestAutomationEndpoint(ctx, fc.Args["id"].(string), fc.Args["payload"].(json.RawMessage))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationCall) graphql.Marshaler {
+			return ec.marshalNAutomationCall2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCall(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_testAutomationEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationCall(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_testAutomationEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Pairing_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.Pairing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14268,6 +16658,182 @@ func (ec *executionContext) fieldContext_Query_automationSubscription(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_automationSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automationEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automationEndpoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AutomationEndpoints(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpointConnection) graphql.Marshaler {
+			return ec.marshalNAutomationEndpointConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automationEndpoints(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpointConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_automationEndpoints_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automationEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automationEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AutomationEndpoint(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationEndpoint) graphql.Marshaler {
+			return ec.marshalOAutomationEndpoint2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automationEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationEndpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_automationEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automationCalls(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automationCalls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AutomationCalls(ctx, fc.Args["endpointId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationCallConnection) graphql.Marshaler {
+			return ec.marshalNAutomationCallConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCallConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automationCalls(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationCallConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_automationCalls_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_automationRuns(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_automationRuns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AutomationRuns(ctx, fc.Args["endpointId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutomationRunConnection) graphql.Marshaler {
+			return ec.marshalNAutomationRunConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationRunConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_automationRuns(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRunConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_automationRuns_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16565,6 +19131,99 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAutomationActionInput(ctx context.Context, obj any) (model.AutomationActionInput, error) {
+	var it model.AutomationActionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "instanceId", "to", "text", "mediaUrl", "url", "slug", "title", "metadata", "targetUrl"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNAutomationActionType2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "instanceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceID = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
+		case "mediaUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mediaUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MediaURL = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "title":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Title = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		case "targetUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TargetURL = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputContactCardInput(ctx context.Context, obj any) (model.ContactCardInput, error) {
 	var it model.ContactCardInput
 	if obj == nil {
@@ -16648,6 +19307,64 @@ func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context,
 				return it, err
 			}
 			it.AllowedOrigins = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateAutomationEndpointInput(ctx context.Context, obj any) (model.CreateAutomationEndpointInput, error) {
+	var it model.CreateAutomationEndpointInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "verification", "schema", "action", "enabled"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "verification":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("verification"))
+			data, err := ec.unmarshalOAutomationVerification2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationVerification(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Verification = data
+		case "schema":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("schema"))
+			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Schema = data
+		case "action":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("action"))
+			data, err := ec.unmarshalOAutomationActionInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Action = data
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
 		}
 	}
 	return it, nil
@@ -17609,6 +20326,64 @@ func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj a
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateAutomationEndpointInput(ctx context.Context, obj any) (model.UpdateAutomationEndpointInput, error) {
+	var it model.UpdateAutomationEndpointInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "verification", "schema", "action", "enabled"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "verification":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("verification"))
+			data, err := ec.unmarshalOAutomationVerification2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationVerification(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Verification = data
+		case "schema":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("schema"))
+			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Schema = graphql.OmittableOf(data)
+		case "action":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("action"))
+			data, err := ec.unmarshalOAutomationActionInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Action = graphql.OmittableOf(data)
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdateContactInput(ctx context.Context, obj any) (model.UpdateContactInput, error) {
 	var it model.UpdateContactInput
 	if obj == nil {
@@ -18031,6 +20806,500 @@ func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionS
 		case "user":
 			out.Values[i] = ec._AuthPayload_user(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationActionImplementors = []string{"AutomationAction"}
+
+func (ec *executionContext) _AutomationAction(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationAction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationActionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationAction")
+		case "type":
+			out.Values[i] = ec._AutomationAction_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceId":
+			out.Values[i] = ec._AutomationAction_instanceId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._AutomationAction_to(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._AutomationAction_text(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "mediaUrl":
+			out.Values[i] = ec._AutomationAction_mediaUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._AutomationAction_url(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._AutomationAction_slug(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._AutomationAction_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "metadata":
+			out.Values[i] = ec._AutomationAction_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "targetUrl":
+			out.Values[i] = ec._AutomationAction_targetUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationCallImplementors = []string{"AutomationCall"}
+
+func (ec *executionContext) _AutomationCall(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationCall) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationCallImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationCall")
+		case "id":
+			out.Values[i] = ec._AutomationCall_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endpointId":
+			out.Values[i] = ec._AutomationCall_endpointId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "payload":
+			out.Values[i] = ec._AutomationCall_payload(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "receivedAt":
+			out.Values[i] = ec._AutomationCall_receivedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationCallConnectionImplementors = []string{"AutomationCallConnection"}
+
+func (ec *executionContext) _AutomationCallConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationCallConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationCallConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationCallConnection")
+		case "nodes":
+			out.Values[i] = ec._AutomationCallConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._AutomationCallConnection_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._AutomationCallConnection_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationEndpointImplementors = []string{"AutomationEndpoint"}
+
+func (ec *executionContext) _AutomationEndpoint(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationEndpoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationEndpointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationEndpoint")
+		case "id":
+			out.Values[i] = ec._AutomationEndpoint_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._AutomationEndpoint_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._AutomationEndpoint_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "verification":
+			out.Values[i] = ec._AutomationEndpoint_verification(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "schema":
+			out.Values[i] = ec._AutomationEndpoint_schema(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._AutomationEndpoint_action(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "enabled":
+			out.Values[i] = ec._AutomationEndpoint_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._AutomationEndpoint_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AutomationEndpoint_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationEndpointConnectionImplementors = []string{"AutomationEndpointConnection"}
+
+func (ec *executionContext) _AutomationEndpointConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationEndpointConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationEndpointConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationEndpointConnection")
+		case "nodes":
+			out.Values[i] = ec._AutomationEndpointConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._AutomationEndpointConnection_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._AutomationEndpointConnection_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationEndpointPayloadImplementors = []string{"AutomationEndpointPayload"}
+
+func (ec *executionContext) _AutomationEndpointPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationEndpointPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationEndpointPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationEndpointPayload")
+		case "endpoint":
+			out.Values[i] = ec._AutomationEndpointPayload_endpoint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._AutomationEndpointPayload_secret(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationRunImplementors = []string{"AutomationRun"}
+
+func (ec *executionContext) _AutomationRun(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRun")
+		case "id":
+			out.Values[i] = ec._AutomationRun_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endpointId":
+			out.Values[i] = ec._AutomationRun_endpointId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "callId":
+			out.Values[i] = ec._AutomationRun_callId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actionType":
+			out.Values[i] = ec._AutomationRun_actionType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._AutomationRun_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "input":
+			out.Values[i] = ec._AutomationRun_input(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "output":
+			out.Values[i] = ec._AutomationRun_output(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._AutomationRun_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "attempts":
+			out.Values[i] = ec._AutomationRun_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "durationMs":
+			out.Values[i] = ec._AutomationRun_durationMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._AutomationRun_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._AutomationRun_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var automationRunConnectionImplementors = []string{"AutomationRunConnection"}
+
+func (ec *executionContext) _AutomationRunConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AutomationRunConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, automationRunConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRunConnection")
+		case "nodes":
+			out.Values[i] = ec._AutomationRunConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._AutomationRunConnection_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._AutomationRunConnection_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -20327,6 +23596,48 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createAutomationEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAutomationEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateAutomationEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateAutomationEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAutomationEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAutomationEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateAutomationEndpointToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateAutomationEndpointToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateAutomationEndpointSecret":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateAutomationEndpointSecret(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "testAutomationEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_testAutomationEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21144,6 +24455,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_automationSubscription(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automationEndpoints":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automationEndpoints(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automationEndpoint":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automationEndpoint(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automationCalls":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automationCalls(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "automationRuns":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_automationRuns(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -22377,6 +25776,136 @@ func (ec *executionContext) marshalNAuthPayload2ᚖgithubᚗcomᚋswitchboardᚑ
 	return ec._AuthPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNAutomationActionType2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionType(ctx context.Context, v any) (model.AutomationActionType, error) {
+	var res model.AutomationActionType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAutomationActionType2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionType(ctx context.Context, sel ast.SelectionSet, v model.AutomationActionType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAutomationCall2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCall(ctx context.Context, sel ast.SelectionSet, v model.AutomationCall) graphql.Marshaler {
+	return ec._AutomationCall(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationCall2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCallᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AutomationCall) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationCall2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCall(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationCall2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCall(ctx context.Context, sel ast.SelectionSet, v *model.AutomationCall) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationCall(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationCallConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationCallConnection(ctx context.Context, sel ast.SelectionSet, v *model.AutomationCallConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationCallConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationEndpoint2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx context.Context, sel ast.SelectionSet, v model.AutomationEndpoint) graphql.Marshaler {
+	return ec._AutomationEndpoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationEndpoint2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AutomationEndpoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationEndpoint2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationEndpoint2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.AutomationEndpoint) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationEndpointConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointConnection(ctx context.Context, sel ast.SelectionSet, v *model.AutomationEndpointConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationEndpointConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationEndpointPayload2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpointPayload(ctx context.Context, sel ast.SelectionSet, v *model.AutomationEndpointPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationEndpointPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationRun2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationRun(ctx context.Context, sel ast.SelectionSet, v model.AutomationRun) graphql.Marshaler {
+	return ec._AutomationRun(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAutomationRun2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationRunᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AutomationRun) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationRun2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationRun(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationRunConnection2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationRunConnection(ctx context.Context, sel ast.SelectionSet, v *model.AutomationRunConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AutomationRunConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAutomationSubscription2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx context.Context, sel ast.SelectionSet, v model.AutomationSubscription) graphql.Marshaler {
 	return ec._AutomationSubscription(ctx, sel, &v)
 }
@@ -22405,6 +25934,16 @@ func (ec *executionContext) marshalNAutomationSubscription2ᚖgithubᚗcomᚋswi
 		return graphql.Null
 	}
 	return ec._AutomationSubscription(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAutomationVerification2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationVerification(ctx context.Context, v any) (model.AutomationVerification, error) {
+	var res model.AutomationVerification
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAutomationVerification2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationVerification(ctx context.Context, sel ast.SelectionSet, v model.AutomationVerification) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -22516,6 +26055,11 @@ func (ec *executionContext) marshalNCreateApiKeyPayload2ᚖgithubᚗcomᚋswitch
 		return graphql.Null
 	}
 	return ec._CreateApiKeyPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateAutomationEndpointInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateAutomationEndpointInput(ctx context.Context, v any) (model.CreateAutomationEndpointInput, error) {
+	res, err := ec.unmarshalInputCreateAutomationEndpointInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCreateAutomationSubscriptionInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐCreateAutomationSubscriptionInput(ctx context.Context, v any) (model.CreateAutomationSubscriptionInput, error) {
@@ -23229,6 +26773,11 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalNUpdateAutomationEndpointInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐUpdateAutomationEndpointInput(ctx context.Context, v any) (model.UpdateAutomationEndpointInput, error) {
+	res, err := ec.unmarshalInputUpdateAutomationEndpointInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateContactInput2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐUpdateContactInput(ctx context.Context, v any) (model.UpdateContactInput, error) {
 	res, err := ec.unmarshalInputUpdateContactInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23484,11 +27033,49 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAutomationAction2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationAction(ctx context.Context, sel ast.SelectionSet, v *model.AutomationAction) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AutomationAction(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAutomationActionInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationActionInput(ctx context.Context, v any) (*model.AutomationActionInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAutomationActionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAutomationEndpoint2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.AutomationEndpoint) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AutomationEndpoint(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAutomationSubscription2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationSubscription(ctx context.Context, sel ast.SelectionSet, v *model.AutomationSubscription) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._AutomationSubscription(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAutomationVerification2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationVerification(ctx context.Context, v any) (*model.AutomationVerification, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.AutomationVerification)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAutomationVerification2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐAutomationVerification(ctx context.Context, sel ast.SelectionSet, v *model.AutomationVerification) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {

@@ -33,6 +33,115 @@ type AuthPayload struct {
 	User *domain.User `json:"user"`
 }
 
+// An endpoint's action. Its text fields are templates: {{payload.a.b}} (a field of the
+// payload; list elements by index, {{payload.items.0.sku}}), {{endpoint.id}} and
+// {{endpoint.name}}. A field the payload lacks fails the run (it is never sent empty). Fields
+// that do not apply to the type are null.
+type AutomationAction struct {
+	Type AutomationActionType `json:"type"`
+	// SEND_MESSAGE: the instance that sends.
+	InstanceID *string `json:"instanceId,omitempty"`
+	// SEND_MESSAGE: the recipient.
+	To *string `json:"to,omitempty"`
+	// SEND_MESSAGE: the text, or the media's caption.
+	Text *string `json:"text,omitempty"`
+	// SEND_MESSAGE: an image to send by URL.
+	MediaURL *string `json:"mediaUrl,omitempty"`
+	// CREATE_LINK: the target.
+	URL *string `json:"url,omitempty"`
+	// CREATE_LINK: the slug (generated when null).
+	Slug *string `json:"slug,omitempty"`
+	// CREATE_LINK: the title.
+	Title *string `json:"title,omitempty"`
+	// CREATE_LINK: metadata fields, a JSON object of templates.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// FORWARD: where to POST the payload.
+	TargetURL *string `json:"targetUrl,omitempty"`
+}
+
+type AutomationActionInput struct {
+	Type       AutomationActionType `json:"type"`
+	InstanceID *string              `json:"instanceId,omitempty"`
+	To         *string              `json:"to,omitempty"`
+	Text       *string              `json:"text,omitempty"`
+	MediaURL   *string              `json:"mediaUrl,omitempty"`
+	URL        *string              `json:"url,omitempty"`
+	Slug       *string              `json:"slug,omitempty"`
+	Title      *string              `json:"title,omitempty"`
+	// A JSON object of strings (at most 20 fields), each a template.
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	TargetURL *string         `json:"targetUrl,omitempty"`
+}
+
+// One call an endpoint accepted (its id is its automation.published event's).
+type AutomationCall struct {
+	ID         string `json:"id"`
+	EndpointID string `json:"endpointId"`
+	// The JSON as sent (a form's fields as an object).
+	Payload    json.RawMessage `json:"payload"`
+	ReceivedAt time.Time       `json:"receivedAt"`
+}
+
+type AutomationCallConnection struct {
+	Nodes      []AutomationCall `json:"nodes"`
+	HasMore    bool             `json:"hasMore"`
+	NextCursor *string          `json:"nextCursor,omitempty"`
+}
+
+type AutomationEndpoint struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Where tools POST: .../hooks/<token>. Anyone with it can publish (unless verification is set).
+	URL          string                 `json:"url"`
+	Verification AutomationVerification `json:"verification"`
+	// The JSON Schema every payload must match; null when any JSON is accepted.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// What runs for every call; null for none.
+	Action *AutomationAction `json:"action,omitempty"`
+	// A disabled endpoint answers 404, like an unknown one.
+	Enabled   bool      `json:"enabled"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+type AutomationEndpointConnection struct {
+	Nodes      []AutomationEndpoint `json:"nodes"`
+	HasMore    bool                 `json:"hasMore"`
+	NextCursor *string              `json:"nextCursor,omitempty"`
+}
+
+type AutomationEndpointPayload struct {
+	Endpoint *AutomationEndpoint `json:"endpoint"`
+	// The verification secret (whsec_... or sbt_...), shown only now; null without
+	// verification, and for an update that did not change the verification kind.
+	Secret *string `json:"secret,omitempty"`
+}
+
+// One execution of an endpoint's action for one call.
+type AutomationRun struct {
+	ID         string               `json:"id"`
+	EndpointID string               `json:"endpointId"`
+	CallID     string               `json:"callId"`
+	ActionType AutomationActionType `json:"actionType"`
+	// queued, succeeded or failed (queued again between retries, with the last error).
+	Status string `json:"status"`
+	// The action with its templates rendered: what was done. Null until the first attempt.
+	Input json.RawMessage `json:"input,omitempty"`
+	// What it produced: a message or link id, the target's status.
+	Output     json.RawMessage `json:"output,omitempty"`
+	Error      *string         `json:"error,omitempty"`
+	Attempts   int             `json:"attempts"`
+	DurationMs int             `json:"durationMs"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+}
+
+type AutomationRunConnection struct {
+	Nodes      []AutomationRun `json:"nodes"`
+	HasMore    bool            `json:"hasMore"`
+	NextCursor *string         `json:"nextCursor,omitempty"`
+}
+
 type AutomationSubscription struct {
 	ID          string `json:"id"`
 	TargetURL   string `json:"targetUrl"`
@@ -101,6 +210,18 @@ type CreateAPIKeyPayload struct {
 	// The full key. Shown once; only its hash is stored.
 	Secret string  `json:"secret"`
 	APIKey *APIKey `json:"apiKey"`
+}
+
+type CreateAutomationEndpointInput struct {
+	// A name for people (1 to 200 characters).
+	Name string `json:"name"`
+	// Default NONE.
+	Verification *AutomationVerification `json:"verification,omitempty"`
+	// A JSON Schema every payload must match (else the call is refused naming where).
+	Schema json.RawMessage        `json:"schema,omitempty"`
+	Action *AutomationActionInput `json:"action,omitempty"`
+	// Default true.
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 type CreateAutomationSubscriptionInput struct {
@@ -516,6 +637,15 @@ type StatsBucket struct {
 type Subscription struct {
 }
 
+// The fields to change; absent fields stay as they are. null removes the schema or the action.
+type UpdateAutomationEndpointInput struct {
+	Name         *string                                   `json:"name,omitempty"`
+	Verification *AutomationVerification                   `json:"verification,omitempty"`
+	Schema       graphql.Omittable[json.RawMessage]        `json:"schema,omitempty"`
+	Action       graphql.Omittable[*AutomationActionInput] `json:"action,omitempty"`
+	Enabled      *bool                                     `json:"enabled,omitempty"`
+}
+
 type UpdateContactInput struct {
 	Name       *string         `json:"name,omitempty"`
 	Labels     []string        `json:"labels,omitempty"`
@@ -644,6 +774,128 @@ func (e *APIKeyStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e APIKeyStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What an endpoint does with each call's payload.
+type AutomationActionType string
+
+const (
+	// Sends a message from instanceId to to (text and/or mediaUrl).
+	AutomationActionTypeSendMessage AutomationActionType = "SEND_MESSAGE"
+	// Creates a short link to url (with slug, title and metadata).
+	AutomationActionTypeCreateLink AutomationActionType = "CREATE_LINK"
+	// POSTs the payload to targetUrl.
+	AutomationActionTypeForward AutomationActionType = "FORWARD"
+)
+
+var AllAutomationActionType = []AutomationActionType{
+	AutomationActionTypeSendMessage,
+	AutomationActionTypeCreateLink,
+	AutomationActionTypeForward,
+}
+
+func (e AutomationActionType) IsValid() bool {
+	switch e {
+	case AutomationActionTypeSendMessage, AutomationActionTypeCreateLink, AutomationActionTypeForward:
+		return true
+	}
+	return false
+}
+
+func (e AutomationActionType) String() string {
+	return string(e)
+}
+
+func (e *AutomationActionType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AutomationActionType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AutomationActionType", str)
+	}
+	return nil
+}
+
+func (e AutomationActionType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AutomationActionType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AutomationActionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How calls to an endpoint prove they are yours.
+type AutomationVerification string
+
+const (
+	// The url's token is the only secret.
+	AutomationVerificationNone AutomationVerification = "NONE"
+	// webhook-id, webhook-timestamp and webhook-signature headers signed with the endpoint's whsec_ secret.
+	AutomationVerificationStandardWebhooks AutomationVerification = "STANDARD_WEBHOOKS"
+	// An X-Switchboard-Token header holding the endpoint's sbt_ secret.
+	AutomationVerificationHeaderToken AutomationVerification = "HEADER_TOKEN"
+)
+
+var AllAutomationVerification = []AutomationVerification{
+	AutomationVerificationNone,
+	AutomationVerificationStandardWebhooks,
+	AutomationVerificationHeaderToken,
+}
+
+func (e AutomationVerification) IsValid() bool {
+	switch e {
+	case AutomationVerificationNone, AutomationVerificationStandardWebhooks, AutomationVerificationHeaderToken:
+		return true
+	}
+	return false
+}
+
+func (e AutomationVerification) String() string {
+	return string(e)
+}
+
+func (e *AutomationVerification) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AutomationVerification(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AutomationVerification", str)
+	}
+	return nil
+}
+
+func (e AutomationVerification) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AutomationVerification) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AutomationVerification) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -78,6 +78,14 @@ export type Query = {
   /** The workspace's subscriptions, newest first (a workspace has at most 100). */
   automationSubscriptions: Array<AutomationSubscription>;
   automationSubscription: Maybe<AutomationSubscription>;
+  /** The workspace's inbound publishing endpoints, newest first, each with its public url. */
+  automationEndpoints: AutomationEndpointConnection;
+  /** One endpoint (never its secret). */
+  automationEndpoint: Maybe<AutomationEndpoint>;
+  /** The calls an endpoint accepted, newest first, with their payloads. */
+  automationCalls: AutomationCallConnection;
+  /** An endpoint's action runs, newest first. */
+  automationRuns: AutomationRunConnection;
 };
 
 
@@ -213,6 +221,31 @@ export type QueryAutomationSubscriptionArgs = {
   id: Scalars['ID']['input'];
 };
 
+
+export type QueryAutomationEndpointsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryAutomationCallsArgs = {
+  endpointId: Scalars['ID']['input'];
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryAutomationRunsArgs = {
+  endpointId: Scalars['ID']['input'];
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   signUp: AuthPayload;
@@ -281,6 +314,29 @@ export type Mutation = {
   createAutomationSubscription: CreateAutomationSubscriptionPayload;
   /** Unsubscribes: the subscription and its pending deliveries go. */
   deleteAutomationSubscription: Scalars['Boolean']['output'];
+  /** Creates an endpoint with a fresh url and, with verification, a secret shown only in this answer. */
+  createAutomationEndpoint: AutomationEndpointPayload;
+  /**
+   * Changes the fields that are given (see UpdateAutomationEndpointInput for removing the
+   * schema or the action). A new verification kind gets a new secret, shown only in this
+   * answer. The url stays (rotateAutomationEndpointToken changes it).
+   */
+  updateAutomationEndpoint: AutomationEndpointPayload;
+  /** Deletes an endpoint with its calls and runs; its url answers 404 from then on. */
+  deleteAutomationEndpoint: AutomationEndpoint;
+  /** Gives an endpoint a new url; the old one answers 404 at once, on every replica. */
+  rotateAutomationEndpointToken: AutomationEndpoint;
+  /**
+   * A new verification secret, shown only in this answer; the old one stops verifying at
+   * once. CONFLICT (reason no_verification) for an endpoint without verification.
+   */
+  rotateAutomationEndpointSecret: AutomationEndpointPayload;
+  /**
+   * Publishes payload to the endpoint as a tool's call would (schema, event, action), without
+   * the verification a tool's call needs. A payload the schema refuses is INVALID with field
+   * payload/<JSON pointer>.
+   */
+  testAutomationEndpoint: AutomationCall;
 };
 
 
@@ -499,6 +555,38 @@ export type MutationCreateAutomationSubscriptionArgs = {
 
 export type MutationDeleteAutomationSubscriptionArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateAutomationEndpointArgs = {
+  input: CreateAutomationEndpointInput;
+};
+
+
+export type MutationUpdateAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateAutomationEndpointInput;
+};
+
+
+export type MutationDeleteAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateAutomationEndpointTokenArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateAutomationEndpointSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationTestAutomationEndpointArgs = {
+  id: Scalars['ID']['input'];
+  payload: Scalars['JSON']['input'];
 };
 
 export type Subscription = {
@@ -1242,6 +1330,166 @@ export type CreateAutomationSubscriptionPayload = {
   subscription: AutomationSubscription;
 };
 
+/** How calls to an endpoint prove they are yours. */
+export type AutomationVerification =
+  /** The url's token is the only secret. */
+  | 'NONE'
+  /** webhook-id, webhook-timestamp and webhook-signature headers signed with the endpoint's whsec_ secret. */
+  | 'STANDARD_WEBHOOKS'
+  /** An X-Switchboard-Token header holding the endpoint's sbt_ secret. */
+  | 'HEADER_TOKEN';
+
+/** What an endpoint does with each call's payload. */
+export type AutomationActionType =
+  /** Sends a message from instanceId to to (text and/or mediaUrl). */
+  | 'SEND_MESSAGE'
+  /** Creates a short link to url (with slug, title and metadata). */
+  | 'CREATE_LINK'
+  /** POSTs the payload to targetUrl. */
+  | 'FORWARD';
+
+export type AutomationEndpoint = {
+  __typename?: 'AutomationEndpoint';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  /** Where tools POST: .../hooks/<token>. Anyone with it can publish (unless verification is set). */
+  url: Scalars['String']['output'];
+  verification: AutomationVerification;
+  /** The JSON Schema every payload must match; null when any JSON is accepted. */
+  schema: Maybe<Scalars['JSON']['output']>;
+  /** What runs for every call; null for none. */
+  action: Maybe<AutomationAction>;
+  /** A disabled endpoint answers 404, like an unknown one. */
+  enabled: Scalars['Boolean']['output'];
+  createdAt: Scalars['Time']['output'];
+  updatedAt: Scalars['Time']['output'];
+};
+
+/**
+ * An endpoint's action. Its text fields are templates: {{payload.a.b}} (a field of the
+ * payload; list elements by index, {{payload.items.0.sku}}), {{endpoint.id}} and
+ * {{endpoint.name}}. A field the payload lacks fails the run (it is never sent empty). Fields
+ * that do not apply to the type are null.
+ */
+export type AutomationAction = {
+  __typename?: 'AutomationAction';
+  type: AutomationActionType;
+  /** SEND_MESSAGE: the instance that sends. */
+  instanceId: Maybe<Scalars['ID']['output']>;
+  /** SEND_MESSAGE: the recipient. */
+  to: Maybe<Scalars['String']['output']>;
+  /** SEND_MESSAGE: the text, or the media's caption. */
+  text: Maybe<Scalars['String']['output']>;
+  /** SEND_MESSAGE: an image to send by URL. */
+  mediaUrl: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: the target. */
+  url: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: the slug (generated when null). */
+  slug: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: the title. */
+  title: Maybe<Scalars['String']['output']>;
+  /** CREATE_LINK: metadata fields, a JSON object of templates. */
+  metadata: Maybe<Scalars['JSON']['output']>;
+  /** FORWARD: where to POST the payload. */
+  targetUrl: Maybe<Scalars['String']['output']>;
+};
+
+export type AutomationEndpointPayload = {
+  __typename?: 'AutomationEndpointPayload';
+  endpoint: AutomationEndpoint;
+  /**
+   * The verification secret (whsec_... or sbt_...), shown only now; null without
+   * verification, and for an update that did not change the verification kind.
+   */
+  secret: Maybe<Scalars['String']['output']>;
+};
+
+export type AutomationEndpointConnection = {
+  __typename?: 'AutomationEndpointConnection';
+  nodes: Array<AutomationEndpoint>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** One call an endpoint accepted (its id is its automation.published event's). */
+export type AutomationCall = {
+  __typename?: 'AutomationCall';
+  id: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
+  /** The JSON as sent (a form's fields as an object). */
+  payload: Scalars['JSON']['output'];
+  receivedAt: Scalars['Time']['output'];
+};
+
+export type AutomationCallConnection = {
+  __typename?: 'AutomationCallConnection';
+  nodes: Array<AutomationCall>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** One execution of an endpoint's action for one call. */
+export type AutomationRun = {
+  __typename?: 'AutomationRun';
+  id: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
+  callId: Scalars['ID']['output'];
+  actionType: AutomationActionType;
+  /** queued, succeeded or failed (queued again between retries, with the last error). */
+  status: Scalars['String']['output'];
+  /** The action with its templates rendered: what was done. Null until the first attempt. */
+  input: Maybe<Scalars['JSON']['output']>;
+  /** What it produced: a message or link id, the target's status. */
+  output: Maybe<Scalars['JSON']['output']>;
+  error: Maybe<Scalars['String']['output']>;
+  attempts: Scalars['Int']['output'];
+  durationMs: Scalars['Int']['output'];
+  createdAt: Scalars['Time']['output'];
+  updatedAt: Scalars['Time']['output'];
+};
+
+export type AutomationRunConnection = {
+  __typename?: 'AutomationRunConnection';
+  nodes: Array<AutomationRun>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+export type AutomationActionInput = {
+  type: AutomationActionType;
+  instanceId?: InputMaybe<Scalars['ID']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
+  text?: InputMaybe<Scalars['String']['input']>;
+  mediaUrl?: InputMaybe<Scalars['String']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+  slug?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  /** A JSON object of strings (at most 20 fields), each a template. */
+  metadata?: InputMaybe<Scalars['JSON']['input']>;
+  targetUrl?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateAutomationEndpointInput = {
+  /** A name for people (1 to 200 characters). */
+  name: Scalars['String']['input'];
+  /** Default NONE. */
+  verification?: InputMaybe<AutomationVerification>;
+  /** A JSON Schema every payload must match (else the call is refused naming where). */
+  schema?: InputMaybe<Scalars['JSON']['input']>;
+  action?: InputMaybe<AutomationActionInput>;
+  /** Default true. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** The fields to change; absent fields stay as they are. null removes the schema or the action. */
+export type UpdateAutomationEndpointInput = {
+  name?: InputMaybe<Scalars['String']['input']>;
+  verification?: InputMaybe<AutomationVerification>;
+  schema?: InputMaybe<Scalars['JSON']['input']>;
+  action?: InputMaybe<AutomationActionInput>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -1270,6 +1518,99 @@ export type EnsureWorkspaceMutationVariables = Exact<{ [key: string]: never; }>;
 
 
 export type EnsureWorkspaceMutation = { __typename?: 'Mutation', ensureWorkspace: { __typename?: 'Workspace', id: string, name: string, createdAt: string } };
+
+export type AutomationEndpointFieldsFragment = { __typename?: 'AutomationEndpoint', id: string, name: string, url: string, verification: AutomationVerification, schema: unknown | null, enabled: boolean, createdAt: string, updatedAt: string, action: { __typename?: 'AutomationAction', type: AutomationActionType, instanceId: string | null, to: string | null, text: string | null, mediaUrl: string | null, url: string | null, slug: string | null, title: string | null, metadata: unknown | null, targetUrl: string | null } | null };
+
+export type AutomationRunFieldsFragment = { __typename?: 'AutomationRun', id: string, endpointId: string, callId: string, actionType: AutomationActionType, status: string, input: unknown | null, output: unknown | null, error: string | null, attempts: number, durationMs: number, createdAt: string, updatedAt: string };
+
+export type AutomationEndpointsQueryVariables = Exact<{
+  first: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type AutomationEndpointsQuery = { __typename?: 'Query', automationEndpoints: { __typename?: 'AutomationEndpointConnection', hasMore: boolean, nextCursor: string | null, nodes: Array<{ __typename?: 'AutomationEndpoint', id: string, name: string, url: string, verification: AutomationVerification, schema: unknown | null, enabled: boolean, createdAt: string, updatedAt: string, action: { __typename?: 'AutomationAction', type: AutomationActionType, instanceId: string | null, to: string | null, text: string | null, mediaUrl: string | null, url: string | null, slug: string | null, title: string | null, metadata: unknown | null, targetUrl: string | null } | null }> } };
+
+export type AutomationEndpointQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type AutomationEndpointQuery = { __typename?: 'Query', automationEndpoint: { __typename?: 'AutomationEndpoint', id: string, name: string, url: string, verification: AutomationVerification, schema: unknown | null, enabled: boolean, createdAt: string, updatedAt: string, action: { __typename?: 'AutomationAction', type: AutomationActionType, instanceId: string | null, to: string | null, text: string | null, mediaUrl: string | null, url: string | null, slug: string | null, title: string | null, metadata: unknown | null, targetUrl: string | null } | null } | null };
+
+export type AutomationCallsQueryVariables = Exact<{
+  endpointId: Scalars['ID']['input'];
+  first: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type AutomationCallsQuery = { __typename?: 'Query', automationCalls: { __typename?: 'AutomationCallConnection', hasMore: boolean, nextCursor: string | null, nodes: Array<{ __typename?: 'AutomationCall', id: string, endpointId: string, payload: unknown, receivedAt: string }> } };
+
+export type AutomationRunsQueryVariables = Exact<{
+  endpointId: Scalars['ID']['input'];
+  first: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type AutomationRunsQuery = { __typename?: 'Query', automationRuns: { __typename?: 'AutomationRunConnection', hasMore: boolean, nextCursor: string | null, nodes: Array<{ __typename?: 'AutomationRun', id: string, endpointId: string, callId: string, actionType: AutomationActionType, status: string, input: unknown | null, output: unknown | null, error: string | null, attempts: number, durationMs: number, createdAt: string, updatedAt: string }> } };
+
+export type AutomationInstancesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AutomationInstancesQuery = { __typename?: 'Query', instances: { __typename?: 'InstanceConnection', nodes: Array<{ __typename?: 'Instance', id: string, name: string, channel: string, status: string }> } };
+
+export type CreateAutomationEndpointMutationVariables = Exact<{
+  input: CreateAutomationEndpointInput;
+}>;
+
+
+export type CreateAutomationEndpointMutation = { __typename?: 'Mutation', createAutomationEndpoint: { __typename?: 'AutomationEndpointPayload', secret: string | null, endpoint: { __typename?: 'AutomationEndpoint', id: string, name: string, url: string, verification: AutomationVerification, schema: unknown | null, enabled: boolean, createdAt: string, updatedAt: string, action: { __typename?: 'AutomationAction', type: AutomationActionType, instanceId: string | null, to: string | null, text: string | null, mediaUrl: string | null, url: string | null, slug: string | null, title: string | null, metadata: unknown | null, targetUrl: string | null } | null } } };
+
+export type UpdateAutomationEndpointMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: UpdateAutomationEndpointInput;
+}>;
+
+
+export type UpdateAutomationEndpointMutation = { __typename?: 'Mutation', updateAutomationEndpoint: { __typename?: 'AutomationEndpointPayload', secret: string | null, endpoint: { __typename?: 'AutomationEndpoint', id: string, name: string, url: string, verification: AutomationVerification, schema: unknown | null, enabled: boolean, createdAt: string, updatedAt: string, action: { __typename?: 'AutomationAction', type: AutomationActionType, instanceId: string | null, to: string | null, text: string | null, mediaUrl: string | null, url: string | null, slug: string | null, title: string | null, metadata: unknown | null, targetUrl: string | null } | null } } };
+
+export type DeleteAutomationEndpointMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type DeleteAutomationEndpointMutation = { __typename?: 'Mutation', deleteAutomationEndpoint: { __typename?: 'AutomationEndpoint', id: string, name: string } };
+
+export type RotateAutomationEndpointTokenMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type RotateAutomationEndpointTokenMutation = { __typename?: 'Mutation', rotateAutomationEndpointToken: { __typename?: 'AutomationEndpoint', id: string, name: string, url: string, verification: AutomationVerification, schema: unknown | null, enabled: boolean, createdAt: string, updatedAt: string, action: { __typename?: 'AutomationAction', type: AutomationActionType, instanceId: string | null, to: string | null, text: string | null, mediaUrl: string | null, url: string | null, slug: string | null, title: string | null, metadata: unknown | null, targetUrl: string | null } | null } };
+
+export type RotateAutomationEndpointSecretMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type RotateAutomationEndpointSecretMutation = { __typename?: 'Mutation', rotateAutomationEndpointSecret: { __typename?: 'AutomationEndpointPayload', secret: string | null, endpoint: { __typename?: 'AutomationEndpoint', id: string, name: string, url: string, verification: AutomationVerification, schema: unknown | null, enabled: boolean, createdAt: string, updatedAt: string, action: { __typename?: 'AutomationAction', type: AutomationActionType, instanceId: string | null, to: string | null, text: string | null, mediaUrl: string | null, url: string | null, slug: string | null, title: string | null, metadata: unknown | null, targetUrl: string | null } | null } } };
+
+export type TestAutomationEndpointMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  payload: Scalars['JSON']['input'];
+}>;
+
+
+export type TestAutomationEndpointMutation = { __typename?: 'Mutation', testAutomationEndpoint: { __typename?: 'AutomationCall', id: string, endpointId: string, payload: unknown, receivedAt: string } };
+
+export type AutomationEventsSubscriptionVariables = Exact<{
+  types: InputMaybe<Array<Scalars['String']['input']> | Scalars['String']['input']>;
+}>;
+
+
+export type AutomationEventsSubscription = { __typename?: 'Subscription', events: { __typename?: 'Event', id: string, type: string, data: unknown } };
 
 export type EventFieldsFragment = { __typename?: 'Event', id: string, type: string, timestamp: string, workspaceId: string, data: unknown };
 
@@ -1651,6 +1992,8 @@ export type RetryWebhookDeliveryMutationVariables = Exact<{
 
 export type RetryWebhookDeliveryMutation = { __typename?: 'Mutation', retryWebhookDelivery: { __typename?: 'WebhookDelivery', id: string, webhookId: string, eventId: string, eventType: string, status: string, nextAttemptAt: string | null, createdAt: string, attempts: Array<{ __typename?: 'DeliveryAttempt', attemptedAt: string, statusCode: number | null, latencyMs: number, responseBody: string | null, error: string | null }> } };
 
+export const AutomationEndpointFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationEndpointFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationEndpoint"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"verification"}},{"kind":"Field","name":{"kind":"Name","value":"schema"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"instanceId"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"mediaUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"targetUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<AutomationEndpointFieldsFragment, unknown>;
+export const AutomationRunFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationRun"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"endpointId"}},{"kind":"Field","name":{"kind":"Name","value":"callId"}},{"kind":"Field","name":{"kind":"Name","value":"actionType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"input"}},{"kind":"Field","name":{"kind":"Name","value":"output"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<AutomationRunFieldsFragment, unknown>;
 export const EventFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EventFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Event"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"workspaceId"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}}]} as unknown as DocumentNode<EventFieldsFragment, unknown>;
 export const ApiKeyFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ApiKeyFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ApiKey"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"prefix"}},{"kind":"Field","name":{"kind":"Name","value":"lastFour"}},{"kind":"Field","name":{"kind":"Name","value":"scopes"}},{"kind":"Field","name":{"kind":"Name","value":"allowedOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<ApiKeyFieldsFragment, unknown>;
 export const LinkFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"LinkFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Link"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"shortUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiredUrl"}},{"kind":"Field","name":{"kind":"Name","value":"maxClicks"}},{"kind":"Field","name":{"kind":"Name","value":"passwordProtected"}},{"kind":"Field","name":{"kind":"Name","value":"redirectStatus"}},{"kind":"Field","name":{"kind":"Name","value":"externalId"}},{"kind":"Field","name":{"kind":"Name","value":"utm"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"medium"}},{"kind":"Field","name":{"kind":"Name","value":"campaign"}},{"kind":"Field","name":{"kind":"Name","value":"term"}},{"kind":"Field","name":{"kind":"Name","value":"content"}}]}},{"kind":"Field","name":{"kind":"Name","value":"iosUrl"}},{"kind":"Field","name":{"kind":"Name","value":"androidUrl"}},{"kind":"Field","name":{"kind":"Name","value":"archived"}},{"kind":"Field","name":{"kind":"Name","value":"clicks"}},{"kind":"Field","name":{"kind":"Name","value":"lastClickedAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<LinkFieldsFragment, unknown>;
@@ -1666,6 +2009,18 @@ export const SignInDocument = {"kind":"Document","definitions":[{"kind":"Operati
 export const SignUpDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SignUp"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"SignUpInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"signUp"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"user"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"email"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}}]} as unknown as DocumentNode<SignUpMutation, SignUpMutationVariables>;
 export const SignOutDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SignOut"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"signOut"}}]}}]} as unknown as DocumentNode<SignOutMutation, SignOutMutationVariables>;
 export const EnsureWorkspaceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"EnsureWorkspace"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"ensureWorkspace"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]} as unknown as DocumentNode<EnsureWorkspaceMutation, EnsureWorkspaceMutationVariables>;
+export const AutomationEndpointsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AutomationEndpoints"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"automationEndpoints"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AutomationEndpointFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"hasMore"}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationEndpointFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationEndpoint"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"verification"}},{"kind":"Field","name":{"kind":"Name","value":"schema"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"instanceId"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"mediaUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"targetUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<AutomationEndpointsQuery, AutomationEndpointsQueryVariables>;
+export const AutomationEndpointDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AutomationEndpoint"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"automationEndpoint"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AutomationEndpointFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationEndpointFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationEndpoint"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"verification"}},{"kind":"Field","name":{"kind":"Name","value":"schema"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"instanceId"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"mediaUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"targetUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<AutomationEndpointQuery, AutomationEndpointQueryVariables>;
+export const AutomationCallsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AutomationCalls"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"endpointId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"automationCalls"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"endpointId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"endpointId"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"endpointId"}},{"kind":"Field","name":{"kind":"Name","value":"payload"}},{"kind":"Field","name":{"kind":"Name","value":"receivedAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"hasMore"}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}}]} as unknown as DocumentNode<AutomationCallsQuery, AutomationCallsQueryVariables>;
+export const AutomationRunsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AutomationRuns"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"endpointId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"automationRuns"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"endpointId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"endpointId"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AutomationRunFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"hasMore"}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationRunFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationRun"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"endpointId"}},{"kind":"Field","name":{"kind":"Name","value":"callId"}},{"kind":"Field","name":{"kind":"Name","value":"actionType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"input"}},{"kind":"Field","name":{"kind":"Name","value":"output"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<AutomationRunsQuery, AutomationRunsQueryVariables>;
+export const AutomationInstancesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AutomationInstances"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"instances"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"channel"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]}}]} as unknown as DocumentNode<AutomationInstancesQuery, AutomationInstancesQueryVariables>;
+export const CreateAutomationEndpointDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateAutomationEndpoint"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateAutomationEndpointInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createAutomationEndpoint"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"secret"}},{"kind":"Field","name":{"kind":"Name","value":"endpoint"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AutomationEndpointFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationEndpointFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationEndpoint"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"verification"}},{"kind":"Field","name":{"kind":"Name","value":"schema"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"instanceId"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"mediaUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"targetUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateAutomationEndpointMutation, CreateAutomationEndpointMutationVariables>;
+export const UpdateAutomationEndpointDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateAutomationEndpoint"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateAutomationEndpointInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateAutomationEndpoint"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"secret"}},{"kind":"Field","name":{"kind":"Name","value":"endpoint"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AutomationEndpointFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationEndpointFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationEndpoint"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"verification"}},{"kind":"Field","name":{"kind":"Name","value":"schema"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"instanceId"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"mediaUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"targetUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateAutomationEndpointMutation, UpdateAutomationEndpointMutationVariables>;
+export const DeleteAutomationEndpointDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteAutomationEndpoint"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteAutomationEndpoint"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]} as unknown as DocumentNode<DeleteAutomationEndpointMutation, DeleteAutomationEndpointMutationVariables>;
+export const RotateAutomationEndpointTokenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RotateAutomationEndpointToken"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rotateAutomationEndpointToken"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AutomationEndpointFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationEndpointFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationEndpoint"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"verification"}},{"kind":"Field","name":{"kind":"Name","value":"schema"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"instanceId"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"mediaUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"targetUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<RotateAutomationEndpointTokenMutation, RotateAutomationEndpointTokenMutationVariables>;
+export const RotateAutomationEndpointSecretDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RotateAutomationEndpointSecret"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rotateAutomationEndpointSecret"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"secret"}},{"kind":"Field","name":{"kind":"Name","value":"endpoint"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AutomationEndpointFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AutomationEndpointFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AutomationEndpoint"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"verification"}},{"kind":"Field","name":{"kind":"Name","value":"schema"}},{"kind":"Field","name":{"kind":"Name","value":"enabled"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"instanceId"}},{"kind":"Field","name":{"kind":"Name","value":"to"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"mediaUrl"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"slug"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"targetUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<RotateAutomationEndpointSecretMutation, RotateAutomationEndpointSecretMutationVariables>;
+export const TestAutomationEndpointDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"TestAutomationEndpoint"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"payload"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"JSON"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"testAutomationEndpoint"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"payload"},"value":{"kind":"Variable","name":{"kind":"Name","value":"payload"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"endpointId"}},{"kind":"Field","name":{"kind":"Name","value":"payload"}},{"kind":"Field","name":{"kind":"Name","value":"receivedAt"}}]}}]}}]} as unknown as DocumentNode<TestAutomationEndpointMutation, TestAutomationEndpointMutationVariables>;
+export const AutomationEventsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"AutomationEvents"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"types"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"types"},"value":{"kind":"Variable","name":{"kind":"Name","value":"types"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}}]}}]} as unknown as DocumentNode<AutomationEventsSubscription, AutomationEventsSubscriptionVariables>;
 export const RecentEventsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RecentEvents"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"types"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"types"},"value":{"kind":"Variable","name":{"kind":"Name","value":"types"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EventFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"hasMore"}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EventFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Event"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"workspaceId"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}}]} as unknown as DocumentNode<RecentEventsQuery, RecentEventsQueryVariables>;
 export const EventTypesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"EventTypes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"eventTypes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"sample"}}]}}]}}]} as unknown as DocumentNode<EventTypesQuery, EventTypesQueryVariables>;
 export const LiveEventsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"LiveEvents"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"types"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"types"},"value":{"kind":"Variable","name":{"kind":"Name","value":"types"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"EventFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"EventFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Event"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"workspaceId"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}}]} as unknown as DocumentNode<LiveEventsSubscription, LiveEventsSubscriptionVariables>;

@@ -55,7 +55,7 @@ export const navSections: NavSection[] = [
     title: 'Links & automation',
     items: [
       { to: '/api/links', label: 'Short links', icon: Link2 },
-      { to: '/api/automation', label: 'Automation', icon: Workflow, soon: true },
+      { to: '/api/automation', label: 'Automation', icon: Workflow },
     ],
   },
 ];
