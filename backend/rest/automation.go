@@ -209,11 +209,11 @@ func (a *api) automationRoutes() []route {
 		},
 		{
 			method: "POST", path: "/api/v1/automation/endpoints/{id}/test", operationID: "testAutomationEndpoint", serve: callWithBody(a.testEndpoint),
-			tag: tag, scope: "automation:write", status: http.StatusAccepted, errors: []int{422},
+			tag: tag, scope: "automation:write", status: http.StatusAccepted, errors: []int{409, 422},
 			summary: "Send a test payload",
 			returns: "The call's id.",
 			description: "Publishes `payload` to the endpoint as a call would (schema, event, action), without the " +
-				"verification a tool's call needs.",
+				"verification a tool's call needs. A disabled endpoint is 409 `endpoint_disabled`.",
 		},
 		{
 			method: "GET", path: "/api/v1/automation/endpoints/{id}/calls", operationID: "listAutomationEndpointCalls", serve: callWith(a.listEndpointCalls),

@@ -163,10 +163,19 @@ func TestPublishingEndpoint(t *testing.T) {
 		if status, _, _ := e.publish(t, newURL, "application/json", []byte(`{}`)); status != 202 {
 			t.Fatalf("new URL: %d", status)
 		}
+		// Endpoint events never carry the token (they reach every webhook and events:read key).
+		for _, ev := range e.do("GET", "/api/v1/events?type=automation.endpoint_created,automation.endpoint_updated", secret, nil).
+			want(t, 200).json(t)["data"].([]any) {
+			if u := ev.(map[string]any)["data"].(map[string]any)["url"]; u != baseURL+"/hooks/{token}" {
+				t.Fatalf("an endpoint event shows the url %v", u)
+			}
+		}
 		e.do("PATCH", "/api/v1/automation/endpoints/"+id, secret, map[string]any{"enabled": false}).want(t, 200)
 		if status, _, _ := e.publish(t, newURL, "application/json", []byte(`{}`)); status != 404 {
 			t.Fatalf("disabled: %d", status)
 		}
+		e.do("POST", "/api/v1/automation/endpoints/"+id+"/test", secret, map[string]any{"payload": map[string]any{}}).
+			wantError(t, 409, "endpoint_disabled")
 		e.do("DELETE", "/api/v1/automation/endpoints/"+id, secret, nil).want(t, 200)
 		e.do("GET", "/api/v1/automation/endpoints/"+id, secret, nil).wantError(t, 404, "not_found")
 	})

@@ -382,7 +382,13 @@ func (a *Automation) mutate(ctx context.Context, ac service.Actor, id, typ strin
 	})
 }
 
+// record records an endpoint event. Its url shows "{token}" in place of the token: the
+// token lets anyone publish, and events reach every webhook and events:read key.
 func (a *Automation) record(ctx context.Context, c service.Change, typ string, p domain.Publisher) error {
+	p.Token = redactedToken
 	_, err := a.s.Record(ctx, c.Tx, c.WorkspaceID, typ, nil, a.Object(p))
 	return err
 }
+
+// redactedToken stands for the token in events' URLs.
+const redactedToken = "{token}"

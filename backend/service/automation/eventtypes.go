@@ -30,7 +30,7 @@ var eventTypes = []service.EventType{
 var _ = service.RegisterEventTypes(eventTypes...)
 
 func sampleEndpoint(now time.Time) domain.Publisher {
-	return domain.Publisher{ID: "pub_01jr8d0c3b5n7q9s1u3w5y7a9c", Name: "New orders", Token: "q3VbU1ZxN2w0Zk9hY2p4dFJ6bUtzVw",
+	return domain.Publisher{ID: "pub_01jr8d0c3b5n7q9s1u3w5y7a9c", Name: "New orders", Token: redactedToken,
 		Verification: domain.VerifyStandardWebhooks, Enabled: true,
 		Action: &domain.Action{Type: domain.ActionSendMessage, InstanceID: "inst_01jr8d0c3b5n7q9s1u3w5y7a9c",
 			To: "{{payload.customer.phone}}", Text: "Thanks for your order {{payload.order_id}}!"},

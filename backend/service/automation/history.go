@@ -68,6 +68,10 @@ func (a *Automation) Test(ctx context.Context, ac service.Actor, id string, payl
 	if err != nil {
 		return domain.Published{}, err
 	}
+	if !p.Enabled {
+		return domain.Published{}, &domain.Error{Code: domain.CodeConflict, Reason: "endpoint_disabled",
+			Message: "this endpoint is disabled: enable it to publish to it"}
+	}
 	if len(payload) > MaxPayloadBytes {
 		return domain.Published{}, &domain.Error{Code: domain.CodeInvalid, Reason: "payload_too_large", Param: "payload",
 			Message: "a payload is at most 1 MB"}
