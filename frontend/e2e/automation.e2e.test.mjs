@@ -3,7 +3,9 @@
 // against a sample payload), its URL copied; a tool (a fetch from Node) POSTs JSON to that URL
 // and gets 202 with an event id; the call and its succeeded run show up in the open detail
 // page, and the link the run made is in the Short links page. Then verification, rotation
-// and deletion, each confirmed.
+// and deletion, each confirmed. Last, the subscriptions list (REST hooks): a loopback target
+// refused under its field, a subscription to automation.published made (its secret shown
+// once), listed, and deleted after confirming.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, screenshot, seriousViolations, settled, signUp, startServer, watchConsole } from './harness.mjs';
@@ -169,6 +171,71 @@ describe('automation endpoints end to end', { timeout: 300_000 }, () => {
     await page.getByRole('status').filter({ hasText: `Endpoint ${name} deleted` }).waitFor(wait);
     await page.getByRole('heading', { name: 'No endpoints yet' }).waitFor(wait);
     assert.equal((await publish(hookURL, { url: target })).status, 404);
+  });
+
+  it('subscribes a URL to automation.published (loopback refused under the field), lists it, deletes it after confirming', async () => {
+    const section = page.getByRole('region', { name: 'Subscriptions (REST hooks)' });
+    await section.getByRole('heading', { name: 'No subscriptions yet' }).waitFor(wait);
+    await section.getByRole('button', { name: 'Subscribe a URL' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Subscribe a URL to events' });
+    const targetField = dialog.getByLabel('Target URL');
+    await dialog.getByRole('radio', { name: 'Selected events' }).check();
+    await dialog.getByRole('checkbox', { name: /^automation\.published / }).check();
+
+    // The harness starts the server without SWITCHBOARD_WEBHOOK_ALLOWLIST (unless the caller's
+    // environment sets it), so the SSRF policy refuses a loopback target, and says so under it.
+    const allowList = (process.env.SWITCHBOARD_WEBHOOK_ALLOWLIST ?? '').split(',').map((h) => h.trim());
+    if (!allowList.includes('127.0.0.1')) {
+      await targetField.fill('http://127.0.0.1:9/hook');
+      await dialog.getByRole('button', { name: 'Subscribe' }).click();
+      await dialog.getByText(/non-public address/).waitFor(wait);
+      const description = await targetField.evaluate((el) =>
+        (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '),
+      );
+      assert.match(description, /target_url targets a non-public address/);
+      assert.equal(await targetField.getAttribute('aria-invalid'), 'true');
+      await settled(page);
+      assert.deepEqual(await seriousViolations(page), []);
+      await screenshot(page, 'automation-05-subscribe-refused');
+    }
+
+    // A public host is accepted (it is not resolved until something is delivered, and nothing is
+    // published after this).
+    const subTarget = 'https://example.com/hook';
+    await targetField.fill(subTarget);
+    await dialog.getByRole('textbox', { name: /^Description/ }).fill('E2E zap');
+    await dialog.getByRole('button', { name: 'Subscribe' }).click();
+    const secretDialog = page.getByRole('dialog', { name: 'Save your subscription secret' });
+    await secretDialog.waitFor(wait);
+    assert.match(((await secretDialog.getByTestId('secret-value').textContent()) ?? '').trim(), /^whsec_/);
+    await secretDialog.getByText('This is the only time the secret is shown.').waitFor();
+    await secretDialog.getByText(/Zapier ignores it/).waitFor();
+    await settled(page);
+    assert.deepEqual(await seriousViolations(page), []);
+    await screenshot(page, 'automation-06-subscription-secret');
+    await secretDialog.getByRole('button', { name: 'Done' }).click();
+    await secretDialog.waitFor({ state: 'detached' });
+
+    const row = section.getByRole('table', { name: 'Subscriptions' }).getByRole('row').filter({ hasText: subTarget });
+    await row.waitFor(wait);
+    const text = (await row.textContent()) ?? '';
+    assert.match(text, /automation\.published/);
+    assert.match(text, /E2E zap/);
+    assert.match(text, /Enabled/);
+    await settled(page);
+    assert.deepEqual(await seriousViolations(page), []);
+    await screenshot(page, 'automation-07-subscriptions');
+
+    // Deleted only after confirming (from the keyboard), and still gone after a reload.
+    await row.getByRole('button', { name: `Delete subscription to ${subTarget}` }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Delete this subscription?' });
+    await confirm.getByRole('button', { name: 'Delete subscription' }).focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: `Subscription to ${subTarget} deleted` }).waitFor(wait);
+    await section.getByRole('heading', { name: 'No subscriptions yet' }).waitFor(wait);
+    await page.reload();
+    await section.getByRole('heading', { name: 'No subscriptions yet' }).waitFor(wait);
   });
 
   it('no console errors', () => {

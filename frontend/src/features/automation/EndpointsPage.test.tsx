@@ -16,6 +16,7 @@ const page = (nodes: AutomationEndpointFieldsFragment[], hasMore = false, nextCu
 function setup(handlers: Record<string, Handler>) {
   return mockClient({
     AutomationEvents: () => makeSubject<MockResponse>().source,
+    AutomationSubscriptions: () => ({ data: { automationSubscriptions: [] } }),
     AutomationInstances: () => ({
       data: { instances: { __typename: 'InstanceConnection', nodes: [{ __typename: 'Instance', id: 'inst_1', name: 'Shop phone', channel: 'sandbox', status: 'connected' }] } },
     }),

@@ -14,6 +14,7 @@ import { AutomationEndpointsDocument, CreateAutomationEndpointDocument } from '.
 import { CopyUrlButton } from './CopyUrlButton';
 import { EndpointFormDialog } from './EndpointFormDialog';
 import { EndpointSecretDialog, type ShownSecret } from './EndpointSecretDialog';
+import { SubscriptionsSection } from './SubscriptionsSection';
 import { toCreateInput, toFormErrors, valuesFrom } from './form';
 import { actionLabels, verificationLabels } from './text';
 import { endpointChangeTypes, useAutomationEvents } from './useAutomationEvents';
@@ -124,6 +125,7 @@ export default function EndpointsPage() {
           </nav>
         )}
       </Card>
+      <SubscriptionsSection onToast={setToast} />
 
       {creating && (
         <EndpointFormDialog
