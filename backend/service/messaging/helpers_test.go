@@ -134,6 +134,17 @@ func (e *env) waitMessageStatus(instanceID, id, status string) domain.Message {
 	return m
 }
 
+// waitSent waits until a message was sent (it may be delivered or read by then already).
+func (e *env) waitSent(instanceID, id string) domain.Message {
+	e.t.Helper()
+	var m domain.Message
+	e.eventually("message "+id+" sent", func() bool {
+		m = e.message(instanceID, id)
+		return m.SentAt != nil
+	}, func() string { return fmt.Sprintf("it is %s", m.Status) })
+	return m
+}
+
 func (e *env) messages(instanceID string, f domain.MessageFilter) []domain.Message {
 	e.t.Helper()
 	p, err := e.m.Messages.List(e.ctx, e.a, instanceID, f, domain.ListParams{Limit: ptr(100)})

@@ -597,12 +597,11 @@ func TestPacingPerInstance(t *testing.T) {
 			slowIDs = append(slowIDs, e.send(slow.ID, fmt.Sprintf("+1555765432%d", i), "slow").ID)
 		}
 		quick := e.send(fast.ID, "+15557654329", "fast")
-		e.waitMessageStatus(fast.ID, quick.ID, domain.MessageSent)
+		e.waitSent(fast.ID, quick.ID)
 		if m := e.message(slow.ID, slowIDs[4]); m.Status != domain.MessageQueued {
 			t.Fatalf("the slow instance's last message is %s while the fast one's was sent; want it still queued", m.Status)
 		}
-		first := e.waitMessageStatus(slow.ID, slowIDs[0], domain.MessageSent)
-		last := e.waitMessageStatus(slow.ID, slowIDs[4], domain.MessageSent)
+		first, last := e.waitSent(slow.ID, slowIDs[0]), e.waitSent(slow.ID, slowIDs[4])
 		if gap := last.SentAt.Sub(*first.SentAt); gap < 1900*time.Millisecond {
 			t.Fatalf("5 sends at 2 a second took %v, want about 2 s", gap)
 		}
@@ -648,8 +647,8 @@ func TestNewPaceAppliesToTheQueue(t *testing.T) {
 		if _, err := e.m.Instances.Update(e.ctx, e.a, a.ID, messaging.UpdateInstanceInput{MessagesPerSecond: ptr(1000)}); err != nil {
 			t.Fatal(err)
 		}
-		first := e.waitMessageStatus(a.ID, ids[1], domain.MessageSent)
-		last := e.waitMessageStatus(a.ID, ids[5], domain.MessageSent)
+		first := e.waitSent(a.ID, ids[1])
+		last := e.waitSent(a.ID, ids[5])
 		if gap := last.SentAt.Sub(*first.SentAt); gap > 2*time.Second {
 			t.Fatalf("4 sends after raising the pace to 1000/s took %v (the old pace of 1/s would take 4 s)", gap)
 		}
