@@ -71,6 +71,7 @@ bench: build
 	./scripts/bench-webhooks.sh
 	./scripts/bench-messages.sh
 	./scripts/bench-links.sh
+	./scripts/bench-hooks.sh
 	cd backend && $(GO) run ./cmd/sbfanout -bin ../$(BIN) -clients $${FANOUT_CLIENTS:-1000}
 
 clean:

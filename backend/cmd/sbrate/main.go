@@ -1,6 +1,9 @@
 // Command sbrate measures latency at a fixed request rate (scripts/bench-links.sh runs it
 // against GET /l/{slug} and the bare redirect of sbbaseline): it sends -rate GETs a second
-// for -duration over a pool of -conns keep-alive connections and prints percentiles.
+// for -duration over a pool of -conns keep-alive connections and prints percentiles. With
+// -body it POSTs that file's bytes as JSON instead (scripts/bench-hooks.sh, against
+// /hooks/{token}: every request the same body, which is one new call each, as no
+// Idempotency-Key is sent).
 //
 // It does what wrk2 does and wrk does not: requests follow a schedule (start + i/rate), and
 // each latency is measured from the request's scheduled time, not from when a connection
@@ -39,13 +42,14 @@ type result struct {
 }
 
 func main() {
-	target := flag.String("url", "", "the http:// URL to GET")
+	target := flag.String("url", "", "the http:// URL to GET (or POST, with -body)")
 	rate := flag.Int("rate", 1000, "requests per second")
 	duration := flag.Duration("duration", 10*time.Second, "how long to send")
 	conns := flag.Int("conns", 64, "keep-alive connections (one request in flight on each)")
 	ua := flag.String("user-agent", chrome, "User-Agent header")
 	want := flag.Int("status", http.StatusFound, "expected status; others are counted as errors")
 	label := flag.String("label", "", "name printed with the figures")
+	bodyFile := flag.String("body", "", "a file whose bytes each request POSTs as application/json (default: GET)")
 	flag.Parse()
 	u, err := url.Parse(*target)
 	if err != nil || u.Scheme != "http" || *rate <= 0 || *conns <= 0 {
@@ -53,6 +57,15 @@ func main() {
 		os.Exit(2)
 	}
 	req := []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: " + *ua + "\r\n\r\n")
+	if *bodyFile != "" {
+		body, err := os.ReadFile(*bodyFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sbrate:", err)
+			os.Exit(2)
+		}
+		req = append([]byte("POST "+u.RequestURI()+" HTTP/1.1\r\nHost: "+u.Host+"\r\nUser-Agent: "+*ua+
+			"\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"), body...)
+	}
 	total := int(int64(*rate) * int64(*duration) / int64(time.Second))
 	interval := time.Second / time.Duration(*rate)
 
