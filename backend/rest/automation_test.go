@@ -110,6 +110,9 @@ func TestPublishingEndpoint(t *testing.T) {
 		if status != 202 || again["id"] != first["id"] || h.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("replay: %d %v %v", status, again, first)
 		}
+		if status, out, _ := e.publish(t, url, "application/json", []byte(`{"n":99}`), "Idempotency-Key", "k-1"); status != 409 || errCode(out) != "idempotency_conflict" {
+			t.Fatalf("same key, another payload: %d %v", status, out)
+		}
 		_, w1, _ := e.publish(t, url, "application/json", []byte(`{"n":2}`), "webhook-id", "msg_1")
 		_, w2, _ := e.publish(t, url, "application/json", []byte(`{"n":2}`), "webhook-id", "msg_1")
 		if w1["id"] != w2["id"] {
@@ -256,8 +259,11 @@ func TestPublishingSchema(t *testing.T) {
 	if status, out, _ := e.publish(t, url, "application/json", []byte(`{"customer":{}}`)); status != 422 || errCode(out) != "schema_mismatch" {
 		t.Fatalf("missing order_id: %d %v", status, out)
 	}
-	e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Bad", "schema": map[string]any{"type": 12}}).
+	bad := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Bad", "schema": map[string]any{"type": 12}}).
 		wantError(t, 400, "validation_failed")
+	if strings.Contains(bad["message"].(string), "file:") {
+		t.Fatalf("the refusal shows a server path: %v", bad["message"])
+	}
 	e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Remote", "schema": map[string]any{"$ref": "https://example.com/s.json"}}).
 		wantError(t, 400, "validation_failed")
 }
@@ -363,6 +369,7 @@ func TestActionRuns(t *testing.T) {
 			{map[string]any{"type": "create_link", "url": "{{payload.url"}, "action.url"},
 			{map[string]any{"type": "forward", "target_url": "http://10.0.0.1/in"}, "action.target_url"},
 			{map[string]any{"type": "forward", "target_url": target.URL, "text": "x"}, "action.text"},
+			{map[string]any{"type": "forward", "target_url": target.URL + "/{{payload.path}}"}, "action.target_url"},
 		} {
 			got := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "x", "action": c.action}).
 				wantError(t, 400, "validation_failed")
@@ -395,6 +402,14 @@ func TestAutomationIsolationAndScopes(t *testing.T) {
 	e.do("PATCH", base, readOnly, map[string]any{"name": "x"}).wantError(t, 403, "insufficient_scope")
 	e.do("DELETE", base, readOnly, nil).wantError(t, 403, "insufficient_scope")
 	e.do("POST", base+"/test", readOnly, map[string]any{"payload": map[string]any{}}).wantError(t, 403, "insufficient_scope")
+	// An action acts with the endpoint's authority: configuring one takes the scope it needs.
+	_, autoOnly := e.owner.NewKey(t, e.svc, domain.ScopeAutomationRead, domain.ScopeAutomationWrite)
+	e.do("POST", "/api/v1/automation/endpoints", autoOnly, map[string]any{"name": "x",
+		"action": map[string]any{"type": "create_link", "url": "{{payload.url}}"}}).wantError(t, 403, "insufficient_scope")
+	e.do("PATCH", base, autoOnly, map[string]any{"action": map[string]any{"type": "create_link", "url": "{{payload.url}}"}}).
+		wantError(t, 403, "insufficient_scope")
+	e.do("POST", "/api/v1/automation/endpoints", autoOnly, map[string]any{"name": "x",
+		"action": map[string]any{"type": "forward", "target_url": "https://example.com/in"}}).want(t, 201)
 	_, none := e.owner.NewKey(t, e.svc, domain.ScopeLinksRead)
 	for _, p := range []string{"/api/v1/automation/endpoints", base, base + "/calls", base + "/runs"} {
 		e.do("GET", p, none, nil).wantError(t, 403, "insufficient_scope")

@@ -117,7 +117,10 @@ func (w *Webhooks) enabledHooks(ctx context.Context, tx *store.Tx, e domain.Even
 	if ok {
 		return hooks, nil
 	}
-	hooks, err := w.s.store.EnabledWebhooks(ctx, e.WorkspaceID)
+	// Read through the transaction, never the pool: with every pooled connection held by a
+	// transaction waiting here, a read from the pool would wait for ever (all requests
+	// recording events at once, the cache expiring under them).
+	hooks, err := tx.EnabledWebhooks(ctx, e.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}

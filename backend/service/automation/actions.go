@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -94,6 +95,9 @@ func (a *Automation) checkAction(ctx context.Context, ws string, tx *store.Tx, a
 	case domain.ActionForward:
 		if err := need("target_url", act.TargetURL); err != nil {
 			return err
+		}
+		if strings.Contains(act.TargetURL, "{{") {
+			return domain.Invalid("action.target_url", "action.target_url is a fixed URL, not a template")
 		}
 		u, err := url.Parse(act.TargetURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(act.TargetURL) > 2048 {

@@ -133,7 +133,7 @@ func (a *Automation) Create(ctx context.Context, ac service.Actor, in EndpointIn
 		if in.Name == nil {
 			return domain.Invalid("name", "name is required")
 		}
-		if err := a.apply(ctx, c, &p, in); err != nil {
+		if err := a.apply(ctx, ac, c, &p, in); err != nil {
 			return err
 		}
 		secret, err := a.setToken(&p, newToken(), p.Verification)
@@ -167,7 +167,7 @@ func (a *Automation) setToken(p *store.StoredPublisher, token, verification stri
 }
 
 // apply checks and sets the given fields.
-func (a *Automation) apply(ctx context.Context, c service.Change, p *store.StoredPublisher, in EndpointInput) error {
+func (a *Automation) apply(ctx context.Context, ac service.Actor, c service.Change, p *store.StoredPublisher, in EndpointInput) error {
 	if in.Name != nil {
 		name := strings.TrimSpace(*in.Name)
 		if name == "" || utf8.RuneCountInString(name) > MaxNameLength {
@@ -202,6 +202,11 @@ func (a *Automation) apply(ctx context.Context, c service.Change, p *store.Store
 			p.Action = nil
 		} else {
 			act := *in.Action
+			// An action acts with the endpoint's authority: whoever configures it must hold
+			// the scope the action needs, or an automation key could send messages.
+			if err := requireActionScope(ac, act.Type); err != nil {
+				return err
+			}
 			if err := a.checkAction(ctx, c.WorkspaceID, c.Tx, act); err != nil {
 				return err
 			}
@@ -279,7 +284,7 @@ func (a *Automation) Update(ctx context.Context, ac service.Actor, id string, in
 	var out Created
 	err := a.mutate(ctx, ac, id, domain.EventAutomationEndpointUpdated, func(c service.Change, p *store.StoredPublisher) error {
 		before := p.Verification
-		if err := a.apply(ctx, c, p, in); err != nil {
+		if err := a.apply(ctx, ac, c, p, in); err != nil {
 			return err
 		}
 		if p.Verification != before {
@@ -392,3 +397,13 @@ func (a *Automation) record(ctx context.Context, c service.Change, typ string, p
 
 // redactedToken stands for the token in events' URLs.
 const redactedToken = "{token}"
+
+// requireActionScope refuses a key that lacks the scope of what the action does.
+func requireActionScope(ac service.Actor, typ string) error {
+	need := map[string]domain.Scope{domain.ActionSendMessage: domain.ScopeMessagesSend, domain.ActionCreateLink: domain.ScopeLinksWrite}[typ]
+	if need == "" || !ac.IsKey() || domain.HasScope(ac.Scopes, need) {
+		return nil
+	}
+	return &domain.Error{Code: domain.CodeForbidden, Reason: "insufficient_scope", Param: "action.type",
+		Message: "this API key lacks the scope " + string(need) + ", which a " + typ + " action needs"}
+}

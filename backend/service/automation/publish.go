@@ -120,6 +120,10 @@ func (a *Automation) publish(ctx context.Context, token string, call Call, verif
 			return err
 		}
 		if !inserted {
+			if !bytes.Equal(stored.Payload, c.Payload) {
+				return &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_conflict", Param: "Idempotency-Key",
+					Message: "this key was already used for another payload on this endpoint"}
+			}
 			c, replayed = stored, true
 			return nil
 		}

@@ -25,10 +25,12 @@ func compileSchema(raw []byte) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
-	if err := c.AddResource("endpoint.json", doc); err != nil {
+	// A URL of its own (a file name would put the server's working directory in errors).
+	const loc = "https://schema.switchboard.invalid/endpoint.json"
+	if err := c.AddResource(loc, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile("endpoint.json")
+	return c.Compile(loc)
 }
 
 // schemas caches compiled schemas by endpoint id and version (its updated_at).
