@@ -52,7 +52,7 @@ func (a *Automation) checkAction(ctx context.Context, ws string, tx *store.Tx, a
 		}
 		return nil
 	}
-	unused := map[string]string{}
+	var unused map[string]string
 	switch act.Type {
 	case domain.ActionSendMessage:
 		if err := need("instance_id", act.InstanceID); err != nil {
