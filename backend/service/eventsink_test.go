@@ -21,7 +21,7 @@ func TestEventsRecordedWithThePoolFull(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	svc, st := servicetest.New(t, store.Postgres, service.Config{Clock: clock})
 	owner := servicetest.NewOwner(t, svc)
-	owner.NewKey(t, svc, domain.ScopeAll) // records an event: the workspace's endpoints are cached
+	owner.NewKey(t, svc, domain.ScopeAll)   // records an event: the workspace's endpoints are cached
 	clock.t = clock.t.Add(10 * time.Minute) // and now the cache has expired
 
 	const pool = 20 // store.Open's MaxOpenConns for PostgreSQL
