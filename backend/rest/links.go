@@ -301,19 +301,14 @@ func (a *api) linkQRSVG(r *http.Request, p linkPath) (svgFile, error) {
 }
 
 // callWithWriter serves a handler that writes its own answer (a status that depends on the
-// outcome), with In decoded like callWithBody's.
+// outcome), its input read like callWithBody's.
 func callWithWriter[In, Out any](h func(http.ResponseWriter, *http.Request, In)) endpoint {
 	e := callWithBody(func(*http.Request, In) (Out, error) { panic("unused") })
-	t := reflect.TypeFor[In]()
 	e.handler = func(a *api, rt route) http.HandlerFunc {
-		params := paramFields(t)
+		read := inputReader[In](rt, reflect.TypeFor[In](), true)
 		return func(w http.ResponseWriter, r *http.Request) {
-			var in In
-			if err := decode(r, &in); err != nil {
-				a.error(w, r, err)
-				return
-			}
-			if err := readParams(r, &in, params); err != nil {
+			in, err := read(r)
+			if err != nil {
 				a.error(w, r, err)
 				return
 			}
@@ -451,12 +446,11 @@ func (f file) data() file { return f }
 // fileOf serves a handler that answers a file (its own content type) instead of JSON.
 func fileOf[In any, Out filer](h func(*http.Request, In) (Out, error)) endpoint {
 	e := callWith(h)
-	t := reflect.TypeFor[In]()
 	e.handler = func(a *api, rt route) http.HandlerFunc {
-		params := paramFields(t)
+		read := inputReader[In](rt, reflect.TypeFor[In](), false)
 		return func(w http.ResponseWriter, r *http.Request) {
-			var in In
-			if err := readParams(r, &in, params); err != nil {
+			in, err := read(r)
+			if err != nil {
 				a.error(w, r, err)
 				return
 			}

@@ -58,10 +58,10 @@ func call[Out any](h func(*http.Request) (Out, error)) endpoint {
 func callWith[In, Out any](h func(*http.Request, In) (Out, error)) endpoint {
 	t := reflect.TypeFor[In]()
 	return endpoint{input: t, response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
-		params := paramFields(t)
+		read := inputReader[In](rt, t, false)
 		return func(w http.ResponseWriter, r *http.Request) {
-			var in In
-			if err := readParams(r, &in, params); err != nil {
+			in, err := read(r)
+			if err != nil {
 				a.error(w, r, err)
 				return
 			}
@@ -77,18 +77,10 @@ func callWith[In, Out any](h func(*http.Request, In) (Out, error)) endpoint {
 func callWithBody[In, Out any](h func(*http.Request, In) (Out, error)) endpoint {
 	t := reflect.TypeFor[In]()
 	return endpoint{input: t, body: t, response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
-		read := decode
-		if rt.optionalBody {
-			read = decodeOptional
-		}
-		params := paramFields(t)
+		read := inputReader[In](rt, t, true)
 		return func(w http.ResponseWriter, r *http.Request) {
-			var in In
-			if err := read(r, &in); err != nil {
-				a.error(w, r, err)
-				return
-			}
-			if err := readParams(r, &in, params); err != nil {
+			in, err := read(r)
+			if err != nil {
 				a.error(w, r, err)
 				return
 			}
@@ -96,6 +88,26 @@ func callWithBody[In, Out any](h func(*http.Request, In) (Out, error)) endpoint 
 			a.reply(w, r, rt.status, out, err)
 		}
 	}}
+}
+
+// inputReader returns what reads an operation's input In: the JSON body, when it has one
+// (strictly, per decode), then the path and query parameters. Every way of serving an
+// operation reads its input through it.
+func inputReader[In any](rt route, t reflect.Type, body bool) func(*http.Request) (In, error) {
+	decodeBody := decode
+	if rt.optionalBody {
+		decodeBody = decodeOptional
+	}
+	params := paramFields(t)
+	return func(r *http.Request) (In, error) {
+		var in In
+		if body {
+			if err := decodeBody(r, &in); err != nil {
+				return in, err
+			}
+		}
+		return in, readParams(r, &in, params)
+	}
 }
 
 // raw serves a plain handler that writes Out itself.
