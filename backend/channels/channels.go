@@ -8,6 +8,8 @@ package channels
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -60,6 +62,13 @@ type Instance struct {
 	Address     string
 	Config      map[string]any
 	Secrets     map[string]string
+	// CallbackURL is where the provider calls this instance back
+	// ({base}/channels/{driver}/{instance_token}); empty for channels that are not Receivers.
+	CallbackURL string
+	// CallbackSecret is a per-instance secret (43 characters of [A-Za-z0-9_-]) for providers
+	// that echo one on every callback (Telegram's secret_token). It changes with the
+	// callback token.
+	CallbackSecret string
 }
 
 // Bool, Int and String read a config value (already validated against ConfigFields and
@@ -185,6 +194,17 @@ func (Unsupported) ChangeParticipants(context.Context, Instance, GroupInfo, []st
 }
 func (Unsupported) LeaveGroup(context.Context, Instance, GroupInfo) error { return ErrUnsupported }
 
+// RateLimitedError is a provider asking us to slow down (HTTP 429, Telegram's
+// retry_after): the job engine retries the operation after RetryAfter (0: its own backoff).
+type RateLimitedError struct {
+	RetryAfter time.Duration
+	Message    string
+}
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("rate limited by the provider (retry after %s): %s", e.RetryAfter, e.Message)
+}
+
 // SendError is a provider's refusal of a message, with its code (recipient_unreachable,
 // ...); Permanent ones are not retried.
 type SendError struct {
@@ -224,7 +244,11 @@ type Inbound struct {
 	Type              string         `json:"type"`
 	Content           domain.Content `json:"content"`
 	ReplyTo           string         `json:"reply_to,omitempty"`
-	At                time.Time      `json:"at"`
+	// MediaRef is the provider's reference to the message's media (Telegram's file_id,
+	// WhatsApp's media id): the service downloads it with FetchMedia into the blob store
+	// before storing the message. Content.Media then carries caption, file name and type.
+	MediaRef string    `json:"media_ref,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // Receipt is a new status of an outbound message, found by its provider id.
@@ -333,6 +357,11 @@ type CallbackResponse struct {
 	Body        []byte
 }
 
+// ErrSignature is a callback that is unsigned or wrongly signed (or carries the wrong
+// secret): it is answered 401 and changes nothing. Any other error from Receive is a
+// malformed callback, answered 400.
+var ErrSignature = errors.New("the callback is not signed by the provider")
+
 // Receiver is a driver whose provider calls back (Telegram's webhook, WhatsApp Cloud's
 // notifications). Receive verifies a callback with the instance's secrets (constant-time
 // signature checks; an unsigned or wrongly signed call is an error and changes nothing)
@@ -342,3 +371,22 @@ type CallbackResponse struct {
 type Receiver interface {
 	Receive(ctx context.Context, in Instance, cb Callback) (CallbackResponse, []Event, error)
 }
+
+// MediaFile is a provider's media, being downloaded. Size is -1 when the provider does not
+// say; the caller closes Body.
+type MediaFile struct {
+	Body        io.ReadCloser
+	ContentType string
+	FileName    string
+	Size        int64
+}
+
+// MediaFetcher is a driver whose inbound media arrives as a reference (Inbound.MediaRef).
+// FetchMedia opens the download; a file the provider says is larger than maxBytes is
+// refused with ErrMediaTooLarge before downloading (the caller still bounds the copy).
+type MediaFetcher interface {
+	FetchMedia(ctx context.Context, in Instance, ref string, maxBytes int64) (MediaFile, error)
+}
+
+// ErrMediaTooLarge is a provider's file over the size limit.
+var ErrMediaTooLarge = errors.New("the file is larger than the media size limit")

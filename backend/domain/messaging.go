@@ -148,6 +148,9 @@ const (
 	TypeContact  = "contact"
 	TypePoll     = "poll"
 	TypeReaction = "reaction"
+	// TypeTemplate is a pre-approved message template (WhatsApp's answer to its 24-hour
+	// rule: outside it, only templates reach a user).
+	TypeTemplate = "template"
 )
 
 // MediaTypes are the message types that carry media by URL.
@@ -155,7 +158,7 @@ var MediaTypes = []string{TypeImage, TypeVideo, TypeAudio, TypeVoice, TypeDocume
 
 // MessageTypes lists every message type.
 var MessageTypes = append([]string{TypeText}, append(append([]string{}, MediaTypes...),
-	TypeLocation, TypeContact, TypePoll, TypeReaction)...)
+	TypeLocation, TypeContact, TypePoll, TypeReaction, TypeTemplate)...)
 
 // IsMediaType reports whether t carries media.
 func IsMediaType(t string) bool {
@@ -167,12 +170,30 @@ func IsMediaType(t string) bool {
 	return false
 }
 
-// Media is a file sent by URL.
+// Media is a file: sent by URL (or by a provider's media id, to resend one the channel
+// already holds), and received into Switchboard's blob store, served at a short-lived
+// signed URL.
 type Media struct {
-	URL      string `json:"url"`
+	URL      string `json:"url,omitempty"`
 	Caption  string `json:"caption,omitempty"`
 	FileName string `json:"file_name,omitempty"`
 	MimeType string `json:"mime_type,omitempty"`
+	// Size is the stored file's size in bytes (received media).
+	Size int64 `json:"size,omitempty"`
+	// ProviderMediaID is the channel's own id of the file (Telegram's file_id, WhatsApp's
+	// media id): received media carry it, and a send may name one instead of a URL.
+	ProviderMediaID string `json:"provider_media_id,omitempty"`
+	// BlobKey is where received media is stored; never shown (URL is signed from it).
+	BlobKey string `json:"blob_key,omitempty"`
+}
+
+// Template is a pre-approved message template: its name, language code, and the
+// provider's components (header, body and button parameters) as the provider documents
+// them.
+type Template struct {
+	Name       string          `json:"name"`
+	Language   string          `json:"language"`
+	Components json.RawMessage `json:"components,omitempty"`
 }
 
 // Location is a point on the map.
@@ -212,6 +233,7 @@ type Content struct {
 	Contact  *ContactCard `json:"contact,omitempty"`
 	Poll     *Poll        `json:"poll,omitempty"`
 	Reaction *Reaction    `json:"reaction,omitempty"`
+	Template *Template    `json:"template,omitempty"`
 }
 
 // MessageError says why a message failed.
