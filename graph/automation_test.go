@@ -36,7 +36,7 @@ func newAutomationHarness(t *testing.T, d store.Dialect) *harness {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()))
+	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
 	lnk := links.New(svc, links.Config{ShortBase: srv.URL + "/l"})
 	lnk.Start()
 	t.Cleanup(lnk.Close)

@@ -17,8 +17,19 @@ import (
 
 // ---- instances ----
 
-func (r *queryResolver) Channels(context.Context) ([]string, error) {
+func (r *queryResolver) Channels(context.Context) ([]domain.ChannelObject, error) {
 	return r.msg.Channels(), nil
+}
+
+func (r *channelConfigFieldResolver) Default(_ context.Context, f *domain.ChannelConfigField) (json.RawMessage, error) {
+	if f.Default == nil {
+		return nil, nil
+	}
+	return domain.RawJSON(f.Default), nil
+}
+
+func (r *mutationResolver) RotateInstanceCallbackToken(ctx context.Context, id string) (*model.Instance, error) {
+	return instanceResult(r.msg.Instances.RotateCallbackToken(ctx, actor(ctx), id))
 }
 
 func (r *queryResolver) Instances(ctx context.Context, first *int, after *string) (*model.InstanceConnection, error) {
@@ -100,7 +111,7 @@ func instanceResult(in domain.Instance, err error) (*model.Instance, error) {
 func toInstance(in domain.Instance) model.Instance {
 	o := in.Object()
 	return model.Instance{ID: o.ID, Name: o.Name, Channel: o.Channel, Status: o.Status, StatusReason: o.StatusReason,
-		Address: o.Address, Config: domain.RawJSON(o.Config), MessagesPerSecond: o.MessagesPerSecond,
+		Address: o.Address, Config: domain.RawJSON(o.Config), MessagesPerSecond: o.MessagesPerSecond, CallbackURL: o.CallbackURL,
 		ConnectedAt: in.ConnectedAt, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
 }
 
@@ -130,7 +141,7 @@ func (r *queryResolver) Message(ctx context.Context, instanceID string, id strin
 
 func (r *mutationResolver) SendMessage(ctx context.Context, instanceID string, input model.SendMessageInput) (*model.Message, error) {
 	m, err := r.msg.Messages.Send(ctx, actor(ctx), instanceID, messaging.SendInput{To: input.To,
-		ContentInput: contentInput(input.Type, input.Text, input.Media, input.Location, input.Contact, input.Poll, input.Reaction),
+		ContentInput: contentInput(input.Type, input.Text, input.Media, input.Location, input.Contact, input.Poll, input.Reaction, input.Template),
 		ReplyTo:      deref(input.ReplyTo)})
 	if err != nil {
 		return nil, err
@@ -142,7 +153,7 @@ func (r *mutationResolver) SendMessage(ctx context.Context, instanceID string, i
 func (r *mutationResolver) InjectSandboxMessage(ctx context.Context, instanceID string, input model.InjectMessageInput) (*model.Message, error) {
 	return messageResult(r.msg.Messages.Inject(ctx, actor(ctx), instanceID, messaging.InjectInput{From: input.From,
 		FromName: deref(input.FromName), Group: deref(input.Group),
-		ContentInput: contentInput(input.Type, input.Text, input.Media, input.Location, input.Contact, input.Poll, input.Reaction),
+		ContentInput: contentInput(input.Type, input.Text, input.Media, input.Location, input.Contact, input.Poll, input.Reaction, nil),
 		ReplyTo:      deref(input.ReplyTo)}))
 }
 
@@ -167,11 +178,14 @@ func messageResult(m domain.Message, instanceAddress string, err error) (*model.
 
 // contentInput decodes a message's content; the service checks it.
 func contentInput(typ, text *string, media *model.MediaInput, loc *model.LocationInput, card *model.ContactCardInput,
-	poll *model.PollInput, reaction *model.ReactionInput) messaging.ContentInput {
+	poll *model.PollInput, reaction *model.ReactionInput, tpl *model.TemplateInput) messaging.ContentInput {
 	in := messaging.ContentInput{Type: deref(typ), Text: deref(text)}
 	if media != nil {
-		in.Media = &domain.Media{URL: media.URL, Caption: deref(media.Caption), FileName: deref(media.FileName),
-			MimeType: deref(media.MimeType)}
+		in.Media = &domain.Media{URL: deref(media.URL), ProviderMediaID: deref(media.ProviderMediaID),
+			Caption: deref(media.Caption), FileName: deref(media.FileName), MimeType: deref(media.MimeType)}
+	}
+	if tpl != nil {
+		in.Template = &domain.Template{Name: tpl.Name, Language: tpl.Language, Components: tpl.Components}
 	}
 	if loc != nil {
 		in.Location = &domain.Location{Latitude: loc.Latitude, Longitude: loc.Longitude, Name: deref(loc.Name),
@@ -189,12 +203,19 @@ func contentInput(typ, text *string, media *model.MediaInput, loc *model.Locatio
 	return in
 }
 
+func toTemplate(t *domain.Template) *model.Template {
+	if t == nil {
+		return nil
+	}
+	return &model.Template{Name: t.Name, Language: t.Language, Components: t.Components}
+}
+
 // toMessage converts a message for output; instanceAddress is its instance's own address.
 func toMessage(m domain.Message, instanceAddress string) model.Message {
 	o := m.Object(instanceAddress)
 	return model.Message{ID: o.ID, InstanceID: o.InstanceID, ChatID: o.ChatID, Direction: o.Direction, From: o.From, To: o.To,
 		Type: o.Type, Text: o.Text, Media: o.Media, Location: o.Location, Contact: o.Contact, Poll: o.Poll,
-		Reaction: o.Reaction, ReplyTo: o.ReplyTo, Status: o.Status, Error: o.Error, ProviderMessageID: o.ProviderMessageID,
+		Reaction: o.Reaction, Template: toTemplate(o.Template), ReplyTo: o.ReplyTo, Status: o.Status, Error: o.Error, ProviderMessageID: o.ProviderMessageID,
 		EditedAt: m.EditedAt, DeletedAt: m.DeletedAt, SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt,
 		FailedAt: m.FailedAt, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 }

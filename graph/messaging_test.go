@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ import (
 func newMessagingHarness(t *testing.T, d store.Dialect) *harness {
 	t.Helper()
 	svc, st := servicetest.New(t, d, service.Config{SecretsKey: []byte("0123456789abcdef0123456789abcdef")})
-	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()))
+	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
 	engine := jobs.New(st, jobs.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PollInterval: 50 * time.Millisecond})
 	for _, k := range msg.Kinds(messaging.Workers{Send: 4, Events: 4, Connect: 2}) {
 		engine.Register(k)
@@ -476,11 +477,34 @@ func TestMessagingAccess(t *testing.T) {
 func TestMessagingTypingAndChannels(t *testing.T) {
 	eachMessagingDialect(t, func(t *testing.T, h *harness) {
 		// A catalog, like scopes and eventTypes: answered signed out too.
-		_, r := h.post(t, `{ channels }`, nil)
-		var ch struct{ Channels []string }
+		_, r := h.post(t, `{ channels { name callsBack capabilities { messageTypes receipts pairing createGroups }
+			configFields { name type secret required default } } }`, nil)
+		var ch struct {
+			Channels []struct {
+				Name         string
+				CallsBack    bool
+				Capabilities struct {
+					MessageTypes, Receipts []string
+					Pairing, CreateGroups  bool
+				}
+				ConfigFields []struct {
+					Name, Type       string
+					Secret, Required bool
+					Default          any
+				}
+			}
+		}
 		r.decode(t, &ch)
-		if len(ch.Channels) != 1 || ch.Channels[0] != "sandbox" {
+		if len(ch.Channels) != 1 || ch.Channels[0].Name != "sandbox" || ch.Channels[0].CallsBack ||
+			!ch.Channels[0].Capabilities.Pairing || !slices.Contains(ch.Channels[0].Capabilities.Receipts, "read") {
 			t.Fatalf("channels %+v", ch)
+		}
+		fields := map[string]any{}
+		for _, f := range ch.Channels[0].ConfigFields {
+			fields[f.Name] = f.Default
+		}
+		if fields["auto_pair"] != false || fields["delivered_after_ms"] != float64(200) {
+			t.Fatalf("config fields with defaults: %+v", ch.Channels[0].ConfigFields)
 		}
 
 		token, _ := h.owner(t)

@@ -27,6 +27,9 @@ func (r *Resolver) Mutation() generated.MutationResolver         { return &mutat
 func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 func (r *Resolver) Viewer() generated.ViewerResolver             { return &viewerResolver{r} }
 func (r *Resolver) Link() generated.LinkResolver                 { return &linkResolver{r} }
+func (r *Resolver) ChannelConfigField() generated.ChannelConfigFieldResolver {
+	return &channelConfigFieldResolver{r}
+}
 
 type (
 	queryResolver        struct{ *Resolver }
@@ -34,6 +37,8 @@ type (
 	subscriptionResolver struct{ *Resolver }
 	viewerResolver       struct{ *Resolver }
 	linkResolver         struct{ *Resolver }
+	// channelConfigFieldResolver encodes a setting's default (any JSON value).
+	channelConfigFieldResolver struct{ *Resolver }
 )
 
 // actor is the caller (the zero Actor when signed out; the service then answers

@@ -78,7 +78,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers,
 		PerEndpoint: cfg.WebhookPerEndpoint, Logger: log})
 	engine.Register(sender.Kind())
-	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()))
+	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
 	for _, k := range msg.Kinds(cfg.messageWorkers()) {
 		engine.Register(k)
 	}

@@ -48,8 +48,11 @@ type Instance struct {
 	PairingQR        string
 	PairingExpiresAt *time.Time
 	ConnectedAt      *time.Time
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// CallbackURL is where the channel's provider calls back (channels that call back:
+	// Telegram, WhatsApp Cloud), to paste where the provider asks for it.
+	CallbackURL string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Redacted is how a write-only config value shows once set.
@@ -66,6 +69,7 @@ type InstanceObject struct {
 	Address           *string        `json:"address"`
 	Config            map[string]any `json:"config"`
 	MessagesPerSecond int            `json:"messages_per_second"`
+	CallbackURL       *string        `json:"callback_url"`
 	ConnectedAt       *Timestamp     `json:"connected_at"`
 	CreatedAt         Timestamp      `json:"created_at"`
 	UpdatedAt         Timestamp      `json:"updated_at"`
@@ -81,7 +85,7 @@ func (in Instance) Object() InstanceObject {
 		cfg[k] = Redacted
 	}
 	return InstanceObject{"instance", in.ID, in.Name, in.Channel, in.Status, strPtr(in.StatusReason),
-		strPtr(in.Address), cfg, in.MessagesPerSecond, TSPtr(in.ConnectedAt), TS(in.CreatedAt), TS(in.UpdatedAt)}
+		strPtr(in.Address), cfg, in.MessagesPerSecond, strPtr(in.CallbackURL), TSPtr(in.ConnectedAt), TS(in.CreatedAt), TS(in.UpdatedAt)}
 }
 
 // InstanceStatusChange is the data of an instance.status_changed event.
@@ -183,8 +187,31 @@ type Media struct {
 	// ProviderMediaID is the channel's own id of the file (Telegram's file_id, WhatsApp's
 	// media id): received media carry it, and a send may name one instead of a URL.
 	ProviderMediaID string `json:"provider_media_id,omitempty"`
-	// BlobKey is where received media is stored; never shown (URL is signed from it).
+	// NotStored says why received media was not stored (too_large, type_not_allowed,
+	// unavailable): the message is kept, without a url.
+	NotStored string `json:"not_stored,omitempty"`
+	// BlobKey is where received media is stored; never shown (the service signs URL from it).
 	BlobKey string `json:"blob_key,omitempty"`
+}
+
+// MediaObject is media as clients see it (received media's url is a short-lived signed
+// URL the service sets).
+type MediaObject struct {
+	URL             string `json:"url,omitempty"`
+	Caption         string `json:"caption,omitempty"`
+	FileName        string `json:"file_name,omitempty"`
+	MimeType        string `json:"mime_type,omitempty"`
+	Size            int64  `json:"size,omitempty"`
+	ProviderMediaID string `json:"provider_media_id,omitempty"`
+	NotStored       string `json:"not_stored,omitempty"`
+}
+
+// Object returns the public representation of m (nil for none).
+func (m *Media) Object() *MediaObject {
+	if m == nil {
+		return nil
+	}
+	return &MediaObject{m.URL, m.Caption, m.FileName, m.MimeType, m.Size, m.ProviderMediaID, m.NotStored}
 }
 
 // Template is a pre-approved message template: its name, language code, and the
@@ -282,11 +309,12 @@ type MessageObject struct {
 	To                string        `json:"to"`
 	Type              string        `json:"type"`
 	Text              *string       `json:"text"`
-	Media             *Media        `json:"media"`
+	Media             *MediaObject  `json:"media"`
 	Location          *Location     `json:"location"`
 	Contact           *ContactCard  `json:"contact"`
 	Poll              *Poll         `json:"poll"`
 	Reaction          *Reaction     `json:"reaction"`
+	Template          *Template     `json:"template"`
 	ReplyTo           *string       `json:"reply_to"`
 	Status            string        `json:"status"`
 	Error             *MessageError `json:"error"`
@@ -316,9 +344,9 @@ func (m Message) Object(instanceAddress string) MessageObject {
 		text = &t
 	}
 	return MessageObject{Object: "message", ID: m.ID, InstanceID: m.InstanceID, ChatID: m.ChatID,
-		Direction: m.Direction, From: from, To: to, Type: m.Type, Text: text, Media: m.Content.Media,
+		Direction: m.Direction, From: from, To: to, Type: m.Type, Text: text, Media: m.Content.Media.Object(),
 		Location: m.Content.Location, Contact: m.Content.Contact, Poll: m.Content.Poll, Reaction: m.Content.Reaction,
-		ReplyTo: m.ReplyTo, Status: m.Status, Error: m.Error, ProviderMessageID: strPtr(m.ProviderMessageID),
+		Template: m.Content.Template, ReplyTo: m.ReplyTo, Status: m.Status, Error: m.Error, ProviderMessageID: strPtr(m.ProviderMessageID),
 		EditedAt: TSPtr(m.EditedAt), DeletedAt: TSPtr(m.DeletedAt), SentAt: TSPtr(m.SentAt),
 		DeliveredAt: TSPtr(m.DeliveredAt), ReadAt: TSPtr(m.ReadAt), FailedAt: TSPtr(m.FailedAt),
 		CreatedAt: TS(m.CreatedAt), UpdatedAt: TS(m.UpdatedAt)}
@@ -570,4 +598,43 @@ func strPtr(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// ChannelObject describes a channel instances can be created with: what it can do and the
+// config an instance of it takes.
+type ChannelObject struct {
+	Object string `json:"object"`
+	Name   string `json:"name"`
+	// CallsBack says the channel's provider calls instances back: they have a callback_url
+	// to paste where the provider asks for it.
+	CallsBack    bool                 `json:"calls_back"`
+	Capabilities ChannelCapabilities  `json:"capabilities"`
+	ConfigFields []ChannelConfigField `json:"config_fields"`
+}
+
+// ChannelCapabilities are what a channel does; the rest is refused with 422
+// unsupported_by_channel.
+type ChannelCapabilities struct {
+	MessageTypes []string `json:"message_types"`
+	// Receipts are the statuses reported after sent (delivered, read).
+	Receipts     []string `json:"receipts"`
+	Reply        bool     `json:"reply"`
+	Edit         bool     `json:"edit"`
+	Delete       bool     `json:"delete"`
+	MarkRead     bool     `json:"mark_read"`
+	Typing       bool     `json:"typing"`
+	Groups       bool     `json:"groups"`
+	CreateGroups bool     `json:"create_groups"`
+	Check        bool     `json:"check"`
+	Pairing      bool     `json:"pairing"`
+}
+
+// ChannelConfigField is one setting of a channel's instance config.
+type ChannelConfigField struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	Secret      bool   `json:"secret"`
+	Required    bool   `json:"required"`
+	Default     any    `json:"default"`
 }

@@ -33,7 +33,7 @@ import (
 func newAutomationEnv(t *testing.T, d store.Dialect) *env {
 	t.Helper()
 	svc, st := servicetest.New(t, d, service.Config{LastUsedFlush: time.Hour})
-	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()))
+	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
 	lnk := links.New(svc, links.Config{ShortBase: baseURL + "/l"})
 	lnk.Start()
 	t.Cleanup(lnk.Close)

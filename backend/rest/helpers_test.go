@@ -105,7 +105,7 @@ func newEnvOn(t *testing.T, svc *service.Service, st *store.Store, clock *testCl
 	if opts.Messaging == nil {
 		// As the app wires it, but with no job engine: nothing runs in the background
 		// (messaging tests start one, messaging_test.go).
-		opts.Messaging = messaging.New(svc, channels.NewRegistry(sandbox.New()))
+		opts.Messaging = messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
 	}
 	if opts.Links == nil {
 		opts.Links = links.New(svc, links.Config{ShortBase: baseURL + "/l"})

@@ -15,8 +15,8 @@ type instancePath struct {
 // createInstanceRequest is the body of POST /instances.
 type createInstanceRequest struct {
 	Name              string         `json:"name" required:"true" maxLength:"100" doc:"A name for people." example:"Support line"`
-	Channel           string         "json:\"channel,omitempty\" default:\"sandbox\" example:\"sandbox\" doc:\"The channel: `sandbox` (built in: a simulated phone network).\""
-	Config            map[string]any "json:\"config,omitempty\" example:\"{\\\"auto_pair\\\":true,\\\"delivered_after_ms\\\":200}\" doc:\"The channel's settings. Sandbox: `auto_pair` (bool, default false), `delivered_after_ms` (0-60000, default 200), `read_after_ms` (0-600000, default 1000), `echo` (bool, default false), `token` (write-only string). Unknown settings are refused.\""
+	Channel           string         "json:\"channel,omitempty\" default:\"sandbox\" example:\"sandbox\" doc:\"The channel: `sandbox` (built in: a simulated phone network), `telegram` (a Telegram bot) or `whatsapp_cloud` (a WhatsApp Business Cloud API number). `GET /channels` lists them with their settings.\""
+	Config            map[string]any "json:\"config,omitempty\" example:\"{\\\"auto_pair\\\":true,\\\"delivered_after_ms\\\":200}\" doc:\"The channel's settings (`GET /channels` lists each channel's). Telegram: `bot_token` (write-only). WhatsApp Cloud: `phone_number_id`, `access_token`, `app_secret`, `verify_token` (the last three write-only). Sandbox: `auto_pair` (bool, default false), `delivered_after_ms` (0-60000, default 200), `read_after_ms` (0-600000, default 1000), `echo` (bool, default false), `token` (write-only string). Unknown settings are refused.\""
 	MessagesPerSecond *int           `json:"messages_per_second,omitempty" minimum:"1" maximum:"1000" default:"20" doc:"How many sends may start per second on this instance (the rest wait in the queue)."`
 	Connect           bool           `json:"connect,omitempty" default:"false" example:"true" doc:"Start connecting at once (as POST /instances/{id}/connect does)."`
 }
@@ -84,4 +84,13 @@ func (a *api) getPairing(r *http.Request, p instancePath) (domain.PairingObject,
 func (a *api) pairInstance(r *http.Request, in pairRequest) (domain.InstanceObject, error) {
 	inst, err := a.opts.Messaging.Instances.Pair(r.Context(), actor(r), in.ID, in.PairingCode)
 	return inst.Object(), err
+}
+
+func (a *api) rotateCallbackToken(r *http.Request, p instancePath) (domain.InstanceObject, error) {
+	inst, err := a.opts.Messaging.Instances.RotateCallbackToken(r.Context(), actor(r), p.ID)
+	return inst.Object(), err
+}
+
+func (a *api) listChannels(*http.Request) (list[domain.ChannelObject], error) {
+	return listOf(domain.Page[domain.ChannelObject]{Data: a.opts.Messaging.Channels()}), nil
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -26,12 +27,14 @@ type messageContent struct {
 	Contact  *contactCardInput
 	Poll     *pollInput
 	Reaction *reactionInput
+	Template *templateInput
 }
 
 func (c messageContent) input() messaging.ContentInput {
 	in := messaging.ContentInput{Type: c.Type, Text: c.Text}
 	if c.Media != nil {
-		in.Media = &domain.Media{URL: c.Media.URL, Caption: c.Media.Caption, FileName: c.Media.FileName, MimeType: c.Media.MimeType}
+		in.Media = &domain.Media{URL: c.Media.URL, Caption: c.Media.Caption, FileName: c.Media.FileName, MimeType: c.Media.MimeType,
+			ProviderMediaID: c.Media.ProviderMediaID}
 	}
 	if c.Location != nil {
 		in.Location = &domain.Location{Latitude: c.Location.Latitude, Longitude: c.Location.Longitude,
@@ -46,16 +49,20 @@ func (c messageContent) input() messaging.ContentInput {
 	if c.Reaction != nil {
 		in.Reaction = &domain.Reaction{MessageID: c.Reaction.MessageID, Emoji: c.Reaction.Emoji}
 	}
+	if c.Template != nil {
+		in.Template = &domain.Template{Name: c.Template.Name, Language: c.Template.Language, Components: c.Template.Components}
+	}
 	return in
 }
 
 // The parts of message content, as requests carry them.
 type (
 	mediaInput struct {
-		URL      string `json:"url" required:"true" format:"uri" maxLength:"2048" example:"https://example.com/invoice.pdf" doc:"An absolute http(s) URL the channel fetches the file from."`
-		Caption  string `json:"caption,omitempty" maxLength:"1024" example:"Your invoice" doc:"A caption (not for audio, voice or stickers)."`
-		FileName string `json:"file_name,omitempty" maxLength:"255" example:"invoice.pdf" doc:"The file name shown (documents)."`
-		MimeType string `json:"mime_type,omitempty" maxLength:"100" example:"application/pdf" doc:"The media type, if the URL does not tell it."`
+		URL             string `json:"url,omitempty" format:"uri" maxLength:"2048" example:"https://example.com/invoice.pdf" doc:"An absolute http(s) URL the channel's provider fetches the file from. Give this or provider_media_id."`
+		ProviderMediaID string `json:"provider_media_id,omitempty" maxLength:"300" example:"AgACAgIAAxkBAAIBZ2" doc:"Instead of a URL: the channel's own id of a file it already holds (a Telegram file_id, a WhatsApp media id), such as a received message's media.provider_media_id on the same instance."`
+		Caption         string `json:"caption,omitempty" maxLength:"1024" example:"Your invoice" doc:"A caption (not for audio, voice or stickers)."`
+		FileName        string `json:"file_name,omitempty" maxLength:"255" example:"invoice.pdf" doc:"The file name shown (documents)."`
+		MimeType        string `json:"mime_type,omitempty" maxLength:"100" example:"application/pdf" doc:"The media type, if the URL does not tell it."`
 	}
 	locationInput struct {
 		Latitude  float64 `json:"latitude" required:"true" minimum:"-90" maximum:"90" example:"51.5007" doc:"Degrees north."`
@@ -72,6 +79,11 @@ type (
 		Options         []string `json:"options" required:"true" minItems:"2" maxItems:"12" example:"[\"Monday\",\"Tuesday\"]" doc:"2 to 12 distinct options of up to 100 characters."`
 		MultipleAnswers bool     `json:"multiple_answers,omitempty" example:"false" doc:"Whether people may pick several options."`
 	}
+	templateInput struct {
+		Name       string          `json:"name" required:"true" maxLength:"512" example:"order_shipped" doc:"The approved template's name."`
+		Language   string          `json:"language" required:"true" maxLength:"12" example:"en_US" doc:"Its language code."`
+		Components json.RawMessage `json:"components,omitempty" example:"[{\"type\":\"body\",\"parameters\":[{\"type\":\"text\",\"text\":\"A-1042\"}]}]" doc:"The template's components (header, body and button parameters) as a JSON array, passed through as WhatsApp documents them."`
+	}
 	reactionInput struct {
 		MessageID string `json:"message_id" required:"true" example:"msg_01jr8d0c3b5n7q9s1u3w5y7a9c" doc:"The message reacted to, in the same chat."`
 		Emoji     string `json:"emoji" example:"👍" doc:"One emoji; empty removes the reaction."`
@@ -82,13 +94,14 @@ type (
 type sendMessageRequest struct {
 	instancePath
 	To       string            "json:\"to\" required:\"true\" maxLength:\"128\" example:\"+15551234567\" doc:\"Who to send to: a phone number in E.164 form (sandbox), or a group (its `grp_…` id or its address).\""
-	Type     string            `json:"type,omitempty" enum:"text,image,video,audio,voice,document,sticker,location,contact,poll,reaction" example:"text" doc:"The message type; may be left out for text. Set exactly the field it names: text, media (image, video, audio, voice, document, sticker), location, contact, poll or reaction."`
+	Type     string            `json:"type,omitempty" enum:"text,image,video,audio,voice,document,sticker,location,contact,poll,reaction,template" example:"text" doc:"The message type; may be left out for text. Set exactly the field it names: text, media (image, video, audio, voice, document, sticker), location, contact, poll, reaction or template. GET /channels lists the types each channel sends."`
 	Text     string            `json:"text,omitempty" maxLength:"4096" example:"Your order has shipped." doc:"The text of a text message."`
-	Media    *mediaInput       `json:"media,omitempty" doc:"The file of a media message, by URL."`
+	Media    *mediaInput       `json:"media,omitempty" doc:"The file of a media message, by URL (or by the channel's media id)."`
 	Location *locationInput    `json:"location,omitempty" doc:"The point of a location message."`
 	Contact  *contactCardInput `json:"contact,omitempty" doc:"The contact of a contact message (a vCard is made from it)."`
 	Poll     *pollInput        `json:"poll,omitempty" doc:"The question and options of a poll."`
 	Reaction *reactionInput    `json:"reaction,omitempty" doc:"The emoji of a reaction and the message it reacts to."`
+	Template *templateInput    `json:"template,omitempty" doc:"A pre-approved template (WhatsApp Cloud: the only way to write first, or after 24 hours without a reply)."`
 	ReplyTo  string            `json:"reply_to,omitempty" example:"msg_01jr8d0c3b5n7q9s1u3w5y7a9c" doc:"The id of a message of the same chat this one answers."`
 }
 
@@ -143,7 +156,7 @@ type injectMessageRequest struct {
 
 func (a *api) sendMessage(r *http.Request, in sendMessageRequest) (domain.MessageObject, error) {
 	m, err := a.opts.Messaging.Messages.Send(r.Context(), actor(r), in.ID, messaging.SendInput{To: in.To,
-		ContentInput: messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction}.input(),
+		ContentInput: messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction, in.Template}.input(),
 		ReplyTo:      in.ReplyTo})
 	return m.Object(m.Sender), err // an outbound message's sender is the instance's address
 }
@@ -177,7 +190,7 @@ func (a *api) sendTyping(r *http.Request, in typingRequest) (typingObject, error
 func (a *api) injectMessage(r *http.Request, in injectMessageRequest) (domain.MessageObject, error) {
 	m, address, err := a.opts.Messaging.Messages.Inject(r.Context(), actor(r), in.ID, messaging.InjectInput{From: in.From,
 		FromName: in.FromName, Group: in.Group,
-		ContentInput: messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction}.input(),
+		ContentInput: messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction, nil}.input(),
 		ReplyTo:      in.ReplyTo})
 	return m.Object(address), err
 }

@@ -27,7 +27,7 @@ import (
 func newMessagingEnv(t *testing.T, d store.Dialect) *env {
 	t.Helper()
 	svc, st := servicetest.New(t, d, service.Config{LastUsedFlush: time.Hour})
-	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()))
+	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
 	engine := jobs.New(st, jobs.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, k := range msg.Kinds(messaging.DefaultWorkers) {
 		engine.Register(k)

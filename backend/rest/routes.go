@@ -202,6 +202,15 @@ func (a *api) routes() []route {
 		},
 
 		{
+			method: "GET", path: "/api/v1/channels", operationID: "listChannels", serve: call(a.listChannels),
+			tag: "Instances",
+			summary: "List channels",
+			returns: "Every channel.",
+			description: "The channels instances can be created with (`sandbox`, `telegram`, `whatsapp_cloud`): what each can do " +
+				"(message types, receipts, groups, edits) and the config an instance of it takes (write-only fields marked `secret`). " +
+				"docs/channels.md explains each.",
+		},
+		{
 			method: "GET", path: "/api/v1/instances", operationID: "listInstances", serve: callWith(a.listInstances),
 			tag: "Instances", scope: "instances:read",
 			summary:     "List instances",
@@ -264,6 +273,16 @@ func (a *api) routes() []route {
 			summary:     "Restart an instance",
 			returns:     "The instance, `connecting`.",
 			description: "Reconnects the instance, keeping its session: no new pairing when it had one.",
+		},
+		{
+			method: "POST", path: "/api/v1/instances/{id}/rotate-callback-token", operationID: "rotateInstanceCallbackToken",
+			serve: callWith(a.rotateCallbackToken), tag: "Instances", scope: "instances:write", errors: []int{422},
+			summary: "Rotate an instance's callback URL",
+			returns: "The instance, with its new `callback_url`.",
+			description: "Gives the instance a new callback URL (and a new secret for providers that echo one); the old URL " +
+				"answers 404 at once. A connected Telegram instance reconnects and registers the new URL itself; for WhatsApp " +
+				"Cloud, paste the new URL in the Meta app's webhook settings. 422 `unsupported_by_channel` for channels that do " +
+				"not call back (the sandbox).",
 		},
 		{
 			method: "GET", path: "/api/v1/instances/{id}/qr", operationID: "getInstancePairing", serve: callWith(a.getPairing),

@@ -32,15 +32,24 @@ type instanceRow struct {
 	ConnectedAt       *time.Time `db:"connected_at"`
 	CreatedAt         time.Time  `db:"created_at"`
 	UpdatedAt         time.Time  `db:"updated_at"`
+	CallbackTokenHash *string    `db:"callback_token_hash"`
+	CallbackToken     string     `db:"callback_token"`
+	CallbackSecret    string     `db:"callback_secret"`
 }
 
 const instanceCols = `id, workspace_id, name, channel, status, status_reason, address, config, secrets,
-	messages_per_second, session, pairing_code, pairing_qr, pairing_expires_at, connected_at, created_at, updated_at`
+	messages_per_second, session, pairing_code, pairing_qr, pairing_expires_at, connected_at, created_at, updated_at,
+	callback_token_hash, callback_token, callback_secret`
 
 // StoredInstance is an instance with its secrets in stored (sealed) form.
 type StoredInstance struct {
 	domain.Instance
 	SealedSecrets string
+	// CallbackTokenHash finds the instance from its callback URL (nil: the channel does
+	// not call back); SealedCallbackToken and SealedCallbackSecret are sealed.
+	CallbackTokenHash    *string
+	SealedCallbackToken  string
+	SealedCallbackSecret string
 }
 
 func (r instanceRow) instance() (StoredInstance, error) {
@@ -51,7 +60,8 @@ func (r instanceRow) instance() (StoredInstance, error) {
 	if err := json.Unmarshal([]byte(r.Config), &in.Config); err != nil {
 		return StoredInstance{}, domain.Internal(err)
 	}
-	return StoredInstance{in, r.Secrets}, nil
+	return StoredInstance{Instance: in, SealedSecrets: r.Secrets, CallbackTokenHash: r.CallbackTokenHash,
+		SealedCallbackToken: r.CallbackToken, SealedCallbackSecret: r.CallbackSecret}, nil
 }
 
 func instancesOf(rows []instanceRow) ([]StoredInstance, error) {
@@ -73,12 +83,12 @@ func instanceArgs(in StoredInstance) []any {
 	}
 	return []any{in.Name, in.Channel, in.Status, in.StatusReason, in.Address, string(cfg), in.SealedSecrets,
 		in.MessagesPerSecond, in.Session, in.PairingCode, in.PairingQR, utcPtr(in.PairingExpiresAt), utcPtr(in.ConnectedAt),
-		in.CreatedAt.UTC(), in.UpdatedAt.UTC()}
+		in.CreatedAt.UTC(), in.UpdatedAt.UTC(), in.CallbackTokenHash, in.SealedCallbackToken, in.SealedCallbackSecret}
 }
 
 // CreateInstance inserts an instance.
 func (t *Tx) CreateInstance(ctx context.Context, in StoredInstance) error {
-	_, err := t.exec(ctx, `INSERT INTO instances (`+instanceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := t.exec(ctx, `INSERT INTO instances (`+instanceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		append([]any{in.ID, in.WorkspaceID}, instanceArgs(in)...)...)
 	return err
 }
@@ -87,7 +97,8 @@ func (t *Tx) CreateInstance(ctx context.Context, in StoredInstance) error {
 func (t *Tx) SaveInstance(ctx context.Context, in StoredInstance) error {
 	return t.execOne(ctx, "instance", `UPDATE instances SET name = ?, channel = ?, status = ?, status_reason = ?, address = ?,
 		config = ?, secrets = ?, messages_per_second = ?, session = ?, pairing_code = ?, pairing_qr = ?, pairing_expires_at = ?, connected_at = ?,
-		created_at = ?, updated_at = ? WHERE id = ?`, append(instanceArgs(in), in.ID)...)
+		created_at = ?, updated_at = ?, callback_token_hash = ?, callback_token = ?, callback_secret = ? WHERE id = ?`,
+		append(instanceArgs(in), in.ID)...)
 }
 
 // Instance finds an instance of a workspace.
@@ -115,7 +126,7 @@ func (q q) InstanceWithGroup(ctx context.Context, workspaceID, id, address strin
 	}
 	if err := q.get(ctx, &r, `SELECT i.id, i.workspace_id, i.name, i.channel, i.status, i.status_reason, i.address, i.config,
 		i.secrets, i.messages_per_second, i.session, i.pairing_code, i.pairing_qr, i.pairing_expires_at, i.connected_at,
-		i.created_at, i.updated_at, g.id AS g_id, g.subject AS g_subject, g.description AS g_description, g.owner AS g_owner,
+		i.created_at, i.updated_at, i.callback_token_hash, i.callback_token, i.callback_secret, g.id AS g_id, g.subject AS g_subject, g.description AS g_description, g.owner AS g_owner,
 		g.participants AS g_participants, g.left_group AS g_left, g.created_at AS g_created_at, g.updated_at AS g_updated_at
 		FROM instances i LEFT JOIN chat_groups g ON g.instance_id = i.id AND g.address = ?
 		WHERE i.workspace_id = ? AND i.id = ?`, address, workspaceID, id); err != nil {
@@ -136,6 +147,16 @@ func (q q) InstanceWithGroup(ctx context.Context, workspaceID, id, address strin
 func (t *Tx) LockInstance(ctx context.Context, workspaceID, id string) (StoredInstance, error) {
 	var r instanceRow
 	if err := t.get(ctx, &r, `SELECT `+instanceCols+` FROM instances WHERE workspace_id = ? AND id = ?`+t.forUpdate(), workspaceID, id); err != nil {
+		return StoredInstance{}, notFoundAs(err, "instance")
+	}
+	return r.instance()
+}
+
+// InstanceByCallbackToken finds an instance by its callback token's hash (any workspace:
+// the provider's call names no workspace).
+func (q q) InstanceByCallbackToken(ctx context.Context, hash string) (StoredInstance, error) {
+	var r instanceRow
+	if err := q.get(ctx, &r, `SELECT `+instanceCols+` FROM instances WHERE callback_token_hash = ?`, hash); err != nil {
 		return StoredInstance{}, notFoundAs(err, "instance")
 	}
 	return r.instance()

@@ -31,6 +31,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ChannelConfigField() ChannelConfigFieldResolver
 	Link() LinkResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
@@ -139,6 +140,36 @@ type ComplexityRoot struct {
 		ID             func(childComplexity int) int
 		TargetURL      func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
+	}
+
+	Channel struct {
+		CallsBack    func(childComplexity int) int
+		Capabilities func(childComplexity int) int
+		ConfigFields func(childComplexity int) int
+		Name         func(childComplexity int) int
+	}
+
+	ChannelCapabilities struct {
+		Check        func(childComplexity int) int
+		CreateGroups func(childComplexity int) int
+		Delete       func(childComplexity int) int
+		Edit         func(childComplexity int) int
+		Groups       func(childComplexity int) int
+		MarkRead     func(childComplexity int) int
+		MessageTypes func(childComplexity int) int
+		Pairing      func(childComplexity int) int
+		Receipts     func(childComplexity int) int
+		Reply        func(childComplexity int) int
+		Typing       func(childComplexity int) int
+	}
+
+	ChannelConfigField struct {
+		Default     func(childComplexity int) int
+		Description func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Required    func(childComplexity int) int
+		Secret      func(childComplexity int) int
+		Type        func(childComplexity int) int
 	}
 
 	Chat struct {
@@ -254,6 +285,7 @@ type ComplexityRoot struct {
 
 	Instance struct {
 		Address           func(childComplexity int) int
+		CallbackURL       func(childComplexity int) int
 		Channel           func(childComplexity int) int
 		Config            func(childComplexity int) int
 		ConnectedAt       func(childComplexity int) int
@@ -358,10 +390,13 @@ type ComplexityRoot struct {
 	}
 
 	Media struct {
-		Caption  func(childComplexity int) int
-		FileName func(childComplexity int) int
-		MimeType func(childComplexity int) int
-		URL      func(childComplexity int) int
+		Caption         func(childComplexity int) int
+		FileName        func(childComplexity int) int
+		MimeType        func(childComplexity int) int
+		NotStored       func(childComplexity int) int
+		ProviderMediaID func(childComplexity int) int
+		Size            func(childComplexity int) int
+		URL             func(childComplexity int) int
 	}
 
 	Message struct {
@@ -386,6 +421,7 @@ type ComplexityRoot struct {
 		ReplyTo           func(childComplexity int) int
 		SentAt            func(childComplexity int) int
 		Status            func(childComplexity int) int
+		Template          func(childComplexity int) int
 		Text              func(childComplexity int) int
 		To                func(childComplexity int) int
 		Type              func(childComplexity int) int
@@ -443,6 +479,7 @@ type ComplexityRoot struct {
 		RevokeAPIKey                   func(childComplexity int, id string) int
 		RotateAutomationEndpointSecret func(childComplexity int, id string) int
 		RotateAutomationEndpointToken  func(childComplexity int, id string) int
+		RotateInstanceCallbackToken    func(childComplexity int, id string) int
 		RotateWebhookSecret            func(childComplexity int, id string) int
 		SendMessage                    func(childComplexity int, instanceID string, input model.SendMessageInput) int
 		SendTyping                     func(childComplexity int, instanceID string, to string, state *string) int
@@ -562,6 +599,12 @@ type ComplexityRoot struct {
 		Events func(childComplexity int, types []string, instanceID *string, after *string) int
 	}
 
+	Template struct {
+		Components func(childComplexity int) int
+		Language   func(childComplexity int) int
+		Name       func(childComplexity int) int
+	}
+
 	User struct {
 		CreatedAt func(childComplexity int) int
 		Email     func(childComplexity int) int
@@ -608,6 +651,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ChannelConfigFieldResolver interface {
+	Default(ctx context.Context, obj *domain.ChannelConfigField) (json.RawMessage, error)
+}
 type LinkResolver interface {
 	QRSVG(ctx context.Context, obj *model.Link) (string, error)
 }
@@ -630,6 +676,7 @@ type MutationResolver interface {
 	ConnectInstance(ctx context.Context, id string) (*model.Instance, error)
 	DisconnectInstance(ctx context.Context, id string) (*model.Instance, error)
 	RestartInstance(ctx context.Context, id string) (*model.Instance, error)
+	RotateInstanceCallbackToken(ctx context.Context, id string) (*model.Instance, error)
 	PairSandboxInstance(ctx context.Context, id string, pairingCode *string) (*model.Instance, error)
 	InjectSandboxMessage(ctx context.Context, instanceID string, input model.InjectMessageInput) (*model.Message, error)
 	SendMessage(ctx context.Context, instanceID string, input model.SendMessageInput) (*model.Message, error)
@@ -670,7 +717,7 @@ type QueryResolver interface {
 	Webhooks(ctx context.Context) ([]model.Webhook, error)
 	Webhook(ctx context.Context, id string) (*model.Webhook, error)
 	WebhookDeliveries(ctx context.Context, webhookID string, first *int, after *string) (*model.DeliveryConnection, error)
-	Channels(ctx context.Context) ([]string, error)
+	Channels(ctx context.Context) ([]domain.ChannelObject, error)
 	Instances(ctx context.Context, first *int, after *string) (*model.InstanceConnection, error)
 	Instance(ctx context.Context, id string) (*model.Instance, error)
 	InstancePairing(ctx context.Context, id string) (*model.Pairing, error)
@@ -1127,6 +1174,135 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AutomationSubscription.UpdatedAt(childComplexity), true
 
+	case "Channel.callsBack":
+		if e.ComplexityRoot.Channel.CallsBack == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Channel.CallsBack(childComplexity), true
+	case "Channel.capabilities":
+		if e.ComplexityRoot.Channel.Capabilities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Channel.Capabilities(childComplexity), true
+	case "Channel.configFields":
+		if e.ComplexityRoot.Channel.ConfigFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Channel.ConfigFields(childComplexity), true
+	case "Channel.name":
+		if e.ComplexityRoot.Channel.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Channel.Name(childComplexity), true
+
+	case "ChannelCapabilities.check":
+		if e.ComplexityRoot.ChannelCapabilities.Check == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Check(childComplexity), true
+	case "ChannelCapabilities.createGroups":
+		if e.ComplexityRoot.ChannelCapabilities.CreateGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.CreateGroups(childComplexity), true
+	case "ChannelCapabilities.delete":
+		if e.ComplexityRoot.ChannelCapabilities.Delete == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Delete(childComplexity), true
+	case "ChannelCapabilities.edit":
+		if e.ComplexityRoot.ChannelCapabilities.Edit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Edit(childComplexity), true
+	case "ChannelCapabilities.groups":
+		if e.ComplexityRoot.ChannelCapabilities.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Groups(childComplexity), true
+	case "ChannelCapabilities.markRead":
+		if e.ComplexityRoot.ChannelCapabilities.MarkRead == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.MarkRead(childComplexity), true
+	case "ChannelCapabilities.messageTypes":
+		if e.ComplexityRoot.ChannelCapabilities.MessageTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.MessageTypes(childComplexity), true
+	case "ChannelCapabilities.pairing":
+		if e.ComplexityRoot.ChannelCapabilities.Pairing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Pairing(childComplexity), true
+	case "ChannelCapabilities.receipts":
+		if e.ComplexityRoot.ChannelCapabilities.Receipts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Receipts(childComplexity), true
+	case "ChannelCapabilities.reply":
+		if e.ComplexityRoot.ChannelCapabilities.Reply == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Reply(childComplexity), true
+	case "ChannelCapabilities.typing":
+		if e.ComplexityRoot.ChannelCapabilities.Typing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Typing(childComplexity), true
+
+	case "ChannelConfigField.default":
+		if e.ComplexityRoot.ChannelConfigField.Default == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConfigField.Default(childComplexity), true
+	case "ChannelConfigField.description":
+		if e.ComplexityRoot.ChannelConfigField.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConfigField.Description(childComplexity), true
+	case "ChannelConfigField.name":
+		if e.ComplexityRoot.ChannelConfigField.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConfigField.Name(childComplexity), true
+	case "ChannelConfigField.required":
+		if e.ComplexityRoot.ChannelConfigField.Required == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConfigField.Required(childComplexity), true
+	case "ChannelConfigField.secret":
+		if e.ComplexityRoot.ChannelConfigField.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConfigField.Secret(childComplexity), true
+	case "ChannelConfigField.type":
+		if e.ComplexityRoot.ChannelConfigField.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelConfigField.Type(childComplexity), true
+
 	case "Chat.address":
 		if e.ComplexityRoot.Chat.Address == nil {
 			break
@@ -1544,6 +1720,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Instance.Address(childComplexity), true
+	case "Instance.callbackUrl":
+		if e.ComplexityRoot.Instance.CallbackURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Instance.CallbackURL(childComplexity), true
 	case "Instance.channel":
 		if e.ComplexityRoot.Instance.Channel == nil {
 			break
@@ -2033,6 +2215,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Media.MimeType(childComplexity), true
+	case "Media.notStored":
+		if e.ComplexityRoot.Media.NotStored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Media.NotStored(childComplexity), true
+	case "Media.providerMediaId":
+		if e.ComplexityRoot.Media.ProviderMediaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Media.ProviderMediaID(childComplexity), true
+	case "Media.size":
+		if e.ComplexityRoot.Media.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Media.Size(childComplexity), true
 	case "Media.url":
 		if e.ComplexityRoot.Media.URL == nil {
 			break
@@ -2166,6 +2366,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Status(childComplexity), true
+	case "Message.template":
+		if e.ComplexityRoot.Message.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Template(childComplexity), true
 	case "Message.text":
 		if e.ComplexityRoot.Message.Text == nil {
 			break
@@ -2595,6 +2801,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateAutomationEndpointToken(childComplexity, args["id"].(string)), true
+	case "Mutation.rotateInstanceCallbackToken":
+		if e.ComplexityRoot.Mutation.RotateInstanceCallbackToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateInstanceCallbackToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateInstanceCallbackToken(childComplexity, args["id"].(string)), true
 	case "Mutation.rotateWebhookSecret":
 		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
 			break
@@ -3268,6 +3485,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.Events(childComplexity, args["types"].([]string), args["instanceId"].(*string), args["after"].(*string)), true
 
+	case "Template.components":
+		if e.ComplexityRoot.Template.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Template.Components(childComplexity), true
+	case "Template.language":
+		if e.ComplexityRoot.Template.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Template.Language(childComplexity), true
+	case "Template.name":
+		if e.ComplexityRoot.Template.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Template.Name(childComplexity), true
+
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
 			break
@@ -3457,6 +3693,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputSendMessageInput,
 		ec.unmarshalInputSignInInput,
 		ec.unmarshalInputSignUpInput,
+		ec.unmarshalInputTemplateInput,
 		ec.unmarshalInputUpdateAutomationEndpointInput,
 		ec.unmarshalInputUpdateContactInput,
 		ec.unmarshalInputUpdateGroupInput,
@@ -3797,8 +4034,8 @@ type DeliveryConnection {
 # message.received, message.status_updated, instance.status_changed).
 
 extend type Query {
-  "The channels instances can be created with (such as sandbox), for createInstance's channel."
-  channels: [String!]!
+  "The channels instances can be created with (sandbox, telegram, whatsapp_cloud): what each does and its config."
+  channels: [Channel!]!
   "The workspace's channel instances, newest first."
   instances(first: Int = 20, after: String): InstanceConnection!
   instance(id: ID!): Instance
@@ -3828,6 +4065,12 @@ extend type Mutation {
   disconnectInstance(id: ID!): Instance!
   "Reconnects, keeping the paired session."
   restartInstance(id: ID!): Instance!
+  """
+  Gives the instance a new callbackUrl; the old one stops working at once. A connected
+  Telegram instance reconnects and registers it; for WhatsApp Cloud, paste it in Meta's
+  webhook settings.
+  """
+  rotateInstanceCallbackToken(id: ID!): Instance!
   "Completes pairing of a sandbox instance, as if its QR code had been scanned."
   pairSandboxInstance(id: ID!, pairingCode: String): Instance!
   "Simulates an inbound message on a sandbox instance."
@@ -3869,9 +4112,52 @@ type Instance {
   "The channel's settings; write-only ones show as ********."
   config: JSON!
   messagesPerSecond: Int!
+  """
+  Where the channel's provider calls back (telegram, whatsapp_cloud): paste it where the
+  provider asks for it. Null for channels that do not call back.
+  """
+  callbackUrl: String
   connectedAt: Time
   createdAt: Time!
   updatedAt: Time!
+}
+
+"A channel instances can be created with."
+type Channel {
+  name: String!
+  "Its provider calls instances back: they have a callbackUrl."
+  callsBack: Boolean!
+  capabilities: ChannelCapabilities!
+  "The config an instance of it takes; secret fields are write-only."
+  configFields: [ChannelConfigField!]!
+}
+
+"What a channel does; the rest is refused with unsupported_by_channel."
+type ChannelCapabilities {
+  messageTypes: [String!]!
+  "Statuses reported after sent (delivered, read); none means messages stay sent."
+  receipts: [String!]!
+  reply: Boolean!
+  edit: Boolean!
+  delete: Boolean!
+  markRead: Boolean!
+  typing: Boolean!
+  groups: Boolean!
+  createGroups: Boolean!
+  check: Boolean!
+  pairing: Boolean!
+}
+
+type ChannelConfigField {
+  name: String!
+  "string, bool or int"
+  type: String!
+  "What it is and where to find it."
+  description: String!
+  "Write-only: stored encrypted, shown as ********."
+  secret: Boolean!
+  required: Boolean!
+  default: JSON
 }
 
 type InstanceConnection {
@@ -3922,6 +4208,7 @@ type Message {
   contact: ContactCard
   poll: Poll
   reaction: Reaction
+  template: Template
   replyTo: ID
   "queued, sent, delivered, read, failed (outbound); received, read (inbound)"
   status: String!
@@ -3938,11 +4225,30 @@ type Message {
 }
 
 type Media {
+  """
+  Where the file is: the URL it was sent from, or for received media a short-lived signed
+  URL served by Switchboard (fetch the message again for a fresh one). Empty when a received
+  file was not stored (see notStored) or when it was sent by providerMediaId.
+  """
   url: String!
   "Empty when none."
   caption: String!
   fileName: String!
   mimeType: String!
+  "The stored file's size in bytes (received media); 0 when unknown."
+  size: Int!
+  "The channel's own id of the file (a Telegram file_id, a WhatsApp media id): send it again by this id. Empty when none."
+  providerMediaId: String!
+  "Why a received file was not stored: too_large, type_not_allowed or unavailable. Empty when it was."
+  notStored: String!
+}
+
+"A pre-approved message template (WhatsApp Cloud)."
+type Template {
+  name: String!
+  language: String!
+  "The provider's components, as sent."
+  components: JSON
 }
 
 type Location {
@@ -3991,11 +4297,21 @@ input MessageFilter {
   until: Time
 }
 
+"A file to send: by url, or by the channel's own id of a file it holds (providerMediaId)."
 input MediaInput {
-  url: String!
+  url: String
+  providerMediaId: String
   caption: String
   fileName: String
   mimeType: String
+}
+
+input TemplateInput {
+  name: String!
+  "A language code such as en_US."
+  language: String!
+  "The template's components as WhatsApp documents them (a JSON array)."
+  components: JSON
 }
 
 input LocationInput {
@@ -4032,6 +4348,8 @@ input SendMessageInput {
   contact: ContactCardInput
   poll: PollInput
   reaction: ReactionInput
+  "A pre-approved template (WhatsApp Cloud: the only way to write first, or after 24 hours without a reply)."
+  template: TemplateInput
   "The id of a message of the same chat this one answers."
   replyTo: ID
 }
@@ -4830,6 +5148,66 @@ func (ec *executionContext) childFields_AutomationSubscription(ctx context.Conte
 	return nil, fmt.Errorf("no field named %q was found under type AutomationSubscription", field.Name)
 }
 
+func (ec *executionContext) childFields_Channel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Channel_name(ctx, field)
+	case "callsBack":
+		return ec.fieldContext_Channel_callsBack(ctx, field)
+	case "capabilities":
+		return ec.fieldContext_Channel_capabilities(ctx, field)
+	case "configFields":
+		return ec.fieldContext_Channel_configFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Channel", field.Name)
+}
+
+func (ec *executionContext) childFields_ChannelCapabilities(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "messageTypes":
+		return ec.fieldContext_ChannelCapabilities_messageTypes(ctx, field)
+	case "receipts":
+		return ec.fieldContext_ChannelCapabilities_receipts(ctx, field)
+	case "reply":
+		return ec.fieldContext_ChannelCapabilities_reply(ctx, field)
+	case "edit":
+		return ec.fieldContext_ChannelCapabilities_edit(ctx, field)
+	case "delete":
+		return ec.fieldContext_ChannelCapabilities_delete(ctx, field)
+	case "markRead":
+		return ec.fieldContext_ChannelCapabilities_markRead(ctx, field)
+	case "typing":
+		return ec.fieldContext_ChannelCapabilities_typing(ctx, field)
+	case "groups":
+		return ec.fieldContext_ChannelCapabilities_groups(ctx, field)
+	case "createGroups":
+		return ec.fieldContext_ChannelCapabilities_createGroups(ctx, field)
+	case "check":
+		return ec.fieldContext_ChannelCapabilities_check(ctx, field)
+	case "pairing":
+		return ec.fieldContext_ChannelCapabilities_pairing(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChannelCapabilities", field.Name)
+}
+
+func (ec *executionContext) childFields_ChannelConfigField(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ChannelConfigField_name(ctx, field)
+	case "type":
+		return ec.fieldContext_ChannelConfigField_type(ctx, field)
+	case "description":
+		return ec.fieldContext_ChannelConfigField_description(ctx, field)
+	case "secret":
+		return ec.fieldContext_ChannelConfigField_secret(ctx, field)
+	case "required":
+		return ec.fieldContext_ChannelConfigField_required(ctx, field)
+	case "default":
+		return ec.fieldContext_ChannelConfigField_default(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChannelConfigField", field.Name)
+}
+
 func (ec *executionContext) childFields_Chat(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5070,6 +5448,8 @@ func (ec *executionContext) childFields_Instance(ctx context.Context, field grap
 		return ec.fieldContext_Instance_config(ctx, field)
 	case "messagesPerSecond":
 		return ec.fieldContext_Instance_messagesPerSecond(ctx, field)
+	case "callbackUrl":
+		return ec.fieldContext_Instance_callbackUrl(ctx, field)
 	case "connectedAt":
 		return ec.fieldContext_Instance_connectedAt(ctx, field)
 	case "createdAt":
@@ -5272,6 +5652,12 @@ func (ec *executionContext) childFields_Media(ctx context.Context, field graphql
 		return ec.fieldContext_Media_fileName(ctx, field)
 	case "mimeType":
 		return ec.fieldContext_Media_mimeType(ctx, field)
+	case "size":
+		return ec.fieldContext_Media_size(ctx, field)
+	case "providerMediaId":
+		return ec.fieldContext_Media_providerMediaId(ctx, field)
+	case "notStored":
+		return ec.fieldContext_Media_notStored(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Media", field.Name)
 }
@@ -5304,6 +5690,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_poll(ctx, field)
 	case "reaction":
 		return ec.fieldContext_Message_reaction(ctx, field)
+	case "template":
+		return ec.fieldContext_Message_template(ctx, field)
 	case "replyTo":
 		return ec.fieldContext_Message_replyTo(ctx, field)
 	case "status":
@@ -5492,6 +5880,18 @@ func (ec *executionContext) childFields_StatsCount(ctx context.Context, field gr
 		return ec.fieldContext_StatsCount_clicks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StatsCount", field.Name)
+}
+
+func (ec *executionContext) childFields_Template(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Template_name(ctx, field)
+	case "language":
+		return ec.fieldContext_Template_language(ctx, field)
+	case "components":
+		return ec.fieldContext_Template_components(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Template", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6249,6 +6649,20 @@ func (ec *executionContext) field_Mutation_rotateAutomationEndpointSecret_args(c
 }
 
 func (ec *executionContext) field_Mutation_rotateAutomationEndpointToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateInstanceCallbackToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8864,6 +9278,507 @@ func (ec *executionContext) fieldContext_AutomationSubscription_updatedAt(_ cont
 	return graphql.NewScalarFieldContext("AutomationSubscription", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Channel_name(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelObject) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Channel_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Channel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Channel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Channel_callsBack(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelObject) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Channel_callsBack(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallsBack, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Channel_callsBack(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Channel", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Channel_capabilities(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelObject) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Channel_capabilities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Capabilities, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v domain.ChannelCapabilities) graphql.Marshaler {
+			return ec.marshalNChannelCapabilities2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelCapabilities(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Channel_capabilities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Channel",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChannelCapabilities(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Channel_configFields(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelObject) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Channel_configFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConfigFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.ChannelConfigField) graphql.Marshaler {
+			return ec.marshalNChannelConfigField2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelConfigFieldᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Channel_configFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Channel",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChannelConfigField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChannelCapabilities_messageTypes(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_messageTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessageTypes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_messageTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_receipts(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_receipts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Receipts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_receipts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_reply(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_reply(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reply, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_reply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_edit(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_edit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_edit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_delete(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_delete(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delete, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_delete(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_markRead(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_markRead(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MarkRead, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_markRead(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_typing(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_typing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Typing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_typing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_groups(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_groups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Groups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_createGroups(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_createGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreateGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_createGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_check(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_check(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Check, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_check(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_pairing(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_pairing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pairing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_pairing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConfigField_name(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelConfigField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConfigField_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConfigField_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConfigField", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConfigField_type(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelConfigField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConfigField_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConfigField_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConfigField", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConfigField_description(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelConfigField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConfigField_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConfigField_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConfigField", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConfigField_secret(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelConfigField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConfigField_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConfigField_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConfigField", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConfigField_required(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelConfigField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConfigField_required(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Required, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConfigField_required(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConfigField", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelConfigField_default(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelConfigField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelConfigField_default(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ChannelConfigField().Default(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalOJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelConfigField_default(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelConfigField", field, true, true, errors.New("field of type JSON does not have child fields"))
+}
+
 func (ec *executionContext) _Chat_id(ctx context.Context, field graphql.CollectedField, obj *model.Chat) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10656,6 +11571,29 @@ func (ec *executionContext) fieldContext_Instance_messagesPerSecond(_ context.Co
 	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Instance_callbackUrl(ctx context.Context, field graphql.CollectedField, obj *model.Instance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Instance_callbackUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CallbackURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Instance_callbackUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Instance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Instance_connectedAt(ctx context.Context, field graphql.CollectedField, obj *model.Instance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12356,7 +13294,7 @@ func (ec *executionContext) fieldContext_Location_address(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Media_url(ctx context.Context, field graphql.CollectedField, obj *domain.Media) (ret graphql.Marshaler) {
+func (ec *executionContext) _Media_url(ctx context.Context, field graphql.CollectedField, obj *domain.MediaObject) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12379,7 +13317,7 @@ func (ec *executionContext) fieldContext_Media_url(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Media", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Media_caption(ctx context.Context, field graphql.CollectedField, obj *domain.Media) (ret graphql.Marshaler) {
+func (ec *executionContext) _Media_caption(ctx context.Context, field graphql.CollectedField, obj *domain.MediaObject) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12402,7 +13340,7 @@ func (ec *executionContext) fieldContext_Media_caption(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Media", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Media_fileName(ctx context.Context, field graphql.CollectedField, obj *domain.Media) (ret graphql.Marshaler) {
+func (ec *executionContext) _Media_fileName(ctx context.Context, field graphql.CollectedField, obj *domain.MediaObject) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12425,7 +13363,7 @@ func (ec *executionContext) fieldContext_Media_fileName(_ context.Context, field
 	return graphql.NewScalarFieldContext("Media", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Media_mimeType(ctx context.Context, field graphql.CollectedField, obj *domain.Media) (ret graphql.Marshaler) {
+func (ec *executionContext) _Media_mimeType(ctx context.Context, field graphql.CollectedField, obj *domain.MediaObject) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12445,6 +13383,75 @@ func (ec *executionContext) _Media_mimeType(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Media_mimeType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Media", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Media_size(ctx context.Context, field graphql.CollectedField, obj *domain.MediaObject) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Media_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Media_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Media", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Media_providerMediaId(ctx context.Context, field graphql.CollectedField, obj *domain.MediaObject) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Media_providerMediaId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProviderMediaID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Media_providerMediaId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Media", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Media_notStored(ctx context.Context, field graphql.CollectedField, obj *domain.MediaObject) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Media_notStored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NotStored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Media_notStored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Media", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -12644,8 +13651,8 @@ func (ec *executionContext) _Message_media(ctx context.Context, field graphql.Co
 			return obj.Media, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Media) graphql.Marshaler {
-			return ec.marshalOMedia2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐMedia(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.MediaObject) graphql.Marshaler {
+			return ec.marshalOMedia2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐMediaObject(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12787,6 +13794,38 @@ func (ec *executionContext) fieldContext_Message_reaction(_ context.Context, fie
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Reaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_template(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Template, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Template) graphql.Marshaler {
+			return ec.marshalOTemplate2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐTemplate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Message_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Template(ctx, field)
 		},
 	}
 	return fc, nil
@@ -14046,6 +15085,50 @@ func (ec *executionContext) fieldContext_Mutation_restartInstance(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_restartInstance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateInstanceCallbackToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateInstanceCallbackToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateInstanceCallbackToken(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Instance) graphql.Marshaler {
+			return ec.marshalNInstance2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐInstance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateInstanceCallbackToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Instance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateInstanceCallbackToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15894,15 +16977,24 @@ func (ec *executionContext) _Query_channels(ctx context.Context, field graphql.C
 			return ec.Resolvers.Query().Channels(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
-			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []domain.ChannelObject) graphql.Marshaler {
+			return ec.marshalNChannel2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelObjectᚄ(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Query_channels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Query", field, true, true, errors.New("field of type String does not have child fields"))
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Channel(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query_instances(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -17445,6 +18537,75 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Template_name(ctx context.Context, field graphql.CollectedField, obj *model.Template) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Template_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Template_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Template", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Template_language(ctx context.Context, field graphql.CollectedField, obj *model.Template) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Template_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Template_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Template", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Template_components(ctx context.Context, field graphql.CollectedField, obj *model.Template) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Template_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalOJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Template_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Template", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
@@ -19973,7 +21134,7 @@ func (ec *executionContext) unmarshalInputMediaInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"url", "caption", "fileName", "mimeType"}
+	fieldsInOrder := [...]string{"url", "providerMediaId", "caption", "fileName", "mimeType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19982,11 +21143,18 @@ func (ec *executionContext) unmarshalInputMediaInput(ctx context.Context, obj an
 		switch k {
 		case "url":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.URL = data
+		case "providerMediaId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerMediaId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderMediaID = data
 		case "caption":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caption"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -20170,7 +21338,7 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"to", "type", "text", "media", "location", "contact", "poll", "reaction", "replyTo"}
+	fieldsInOrder := [...]string{"to", "type", "text", "media", "location", "contact", "poll", "reaction", "template", "replyTo"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -20233,6 +21401,13 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 				return it, err
 			}
 			it.Reaction = data
+		case "template":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("template"))
+			data, err := ec.unmarshalOTemplateInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐTemplateInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Template = data
 		case "replyTo":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replyTo"))
 			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
@@ -20321,6 +21496,50 @@ func (ec *executionContext) unmarshalInputSignUpInput(ctx context.Context, obj a
 				return it, err
 			}
 			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTemplateInput(ctx context.Context, obj any) (model.TemplateInput, error) {
+	var it model.TemplateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "language", "components"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "components":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("components"))
+			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Components = data
 		}
 	}
 	return it, nil
@@ -21396,6 +22615,243 @@ func (ec *executionContext) _AutomationSubscription(ctx context.Context, sel ast
 	return out
 }
 
+var channelImplementors = []string{"Channel"}
+
+func (ec *executionContext) _Channel(ctx context.Context, sel ast.SelectionSet, obj *domain.ChannelObject) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, channelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Channel")
+		case "name":
+			out.Values[i] = ec._Channel_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "callsBack":
+			out.Values[i] = ec._Channel_callsBack(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capabilities":
+			out.Values[i] = ec._Channel_capabilities(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "configFields":
+			out.Values[i] = ec._Channel_configFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var channelCapabilitiesImplementors = []string{"ChannelCapabilities"}
+
+func (ec *executionContext) _ChannelCapabilities(ctx context.Context, sel ast.SelectionSet, obj *domain.ChannelCapabilities) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, channelCapabilitiesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChannelCapabilities")
+		case "messageTypes":
+			out.Values[i] = ec._ChannelCapabilities_messageTypes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "receipts":
+			out.Values[i] = ec._ChannelCapabilities_receipts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reply":
+			out.Values[i] = ec._ChannelCapabilities_reply(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edit":
+			out.Values[i] = ec._ChannelCapabilities_edit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delete":
+			out.Values[i] = ec._ChannelCapabilities_delete(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markRead":
+			out.Values[i] = ec._ChannelCapabilities_markRead(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "typing":
+			out.Values[i] = ec._ChannelCapabilities_typing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groups":
+			out.Values[i] = ec._ChannelCapabilities_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createGroups":
+			out.Values[i] = ec._ChannelCapabilities_createGroups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "check":
+			out.Values[i] = ec._ChannelCapabilities_check(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pairing":
+			out.Values[i] = ec._ChannelCapabilities_pairing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var channelConfigFieldImplementors = []string{"ChannelConfigField"}
+
+func (ec *executionContext) _ChannelConfigField(ctx context.Context, sel ast.SelectionSet, obj *domain.ChannelConfigField) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, channelConfigFieldImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChannelConfigField")
+		case "name":
+			out.Values[i] = ec._ChannelConfigField_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._ChannelConfigField_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._ChannelConfigField_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "secret":
+			out.Values[i] = ec._ChannelConfigField_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "required":
+			out.Values[i] = ec._ChannelConfigField_required(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "default":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ChannelConfigField_default(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var chatImplementors = []string{"Chat"}
 
 func (ec *executionContext) _Chat(ctx context.Context, sel ast.SelectionSet, obj *model.Chat) graphql.Marshaler {
@@ -22273,6 +23729,11 @@ func (ec *executionContext) _Instance(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "callbackUrl":
+			out.Values[i] = ec._Instance_callbackUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "connectedAt":
 			out.Values[i] = ec._Instance_connectedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -22943,7 +24404,7 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 
 var mediaImplementors = []string{"Media"}
 
-func (ec *executionContext) _Media(ctx context.Context, sel ast.SelectionSet, obj *domain.Media) graphql.Marshaler {
+func (ec *executionContext) _Media(ctx context.Context, sel ast.SelectionSet, obj *domain.MediaObject) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mediaImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -22970,6 +24431,21 @@ func (ec *executionContext) _Media(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "mimeType":
 			out.Values[i] = ec._Media_mimeType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "size":
+			out.Values[i] = ec._Media_size(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "providerMediaId":
+			out.Values[i] = ec._Media_providerMediaId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notStored":
+			out.Values[i] = ec._Media_notStored(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23068,6 +24544,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "reaction":
 			out.Values[i] = ec._Message_reaction(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "template":
+			out.Values[i] = ec._Message_template(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -23438,6 +24919,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "restartInstance":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_restartInstance(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateInstanceCallbackToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateInstanceCallbackToken(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -24973,6 +26461,54 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 }
 
+var templateImplementors = []string{"Template"}
+
+func (ec *executionContext) _Template(ctx context.Context, sel ast.SelectionSet, obj *model.Template) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, templateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Template")
+		case "name":
+			out.Values[i] = ec._Template_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "language":
+			out.Values[i] = ec._Template_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._Template_components(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var userImplementors = []string{"User"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *domain.User) graphql.Marshaler {
@@ -25960,6 +27496,50 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNChannel2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelObject(ctx context.Context, sel ast.SelectionSet, v domain.ChannelObject) graphql.Marshaler {
+	return ec._Channel(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNChannel2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelObjectᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.ChannelObject) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChannel2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelObject(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChannelCapabilities2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelCapabilities(ctx context.Context, sel ast.SelectionSet, v domain.ChannelCapabilities) graphql.Marshaler {
+	return ec._ChannelCapabilities(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNChannelConfigField2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelConfigField(ctx context.Context, sel ast.SelectionSet, v domain.ChannelConfigField) graphql.Marshaler {
+	return ec._ChannelConfigField(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNChannelConfigField2ᚕgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelConfigFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.ChannelConfigField) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChannelConfigField2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐChannelConfigField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNChat2githubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐChat(ctx context.Context, sel ast.SelectionSet, v model.Chat) graphql.Marshaler {
@@ -27258,7 +28838,7 @@ func (ec *executionContext) unmarshalOLocationInput2ᚖgithubᚗcomᚋswitchboar
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOMedia2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐMedia(ctx context.Context, sel ast.SelectionSet, v *domain.Media) graphql.Marshaler {
+func (ec *executionContext) marshalOMedia2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐMediaObject(ctx context.Context, sel ast.SelectionSet, v *domain.MediaObject) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -27392,6 +28972,21 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOTemplate2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐTemplate(ctx context.Context, sel ast.SelectionSet, v *model.Template) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Template(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTemplateInput2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐTemplateInput(ctx context.Context, v any) (*model.TemplateInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTemplateInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

@@ -376,9 +376,12 @@ type Instance struct {
 	// The channel's settings; write-only ones show as ********.
 	Config            json.RawMessage `json:"config"`
 	MessagesPerSecond int             `json:"messagesPerSecond"`
-	ConnectedAt       *time.Time      `json:"connectedAt,omitempty"`
-	CreatedAt         time.Time       `json:"createdAt"`
-	UpdatedAt         time.Time       `json:"updatedAt"`
+	// Where the channel's provider calls back (telegram, whatsapp_cloud): paste it where the
+	// provider asks for it. Null for channels that do not call back.
+	CallbackURL *string    `json:"callbackUrl,omitempty"`
+	ConnectedAt *time.Time `json:"connectedAt,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
 }
 
 type InstanceConnection struct {
@@ -498,11 +501,13 @@ type LocationInput struct {
 	Address   *string `json:"address,omitempty"`
 }
 
+// A file to send: by url, or by the channel's own id of a file it holds (providerMediaId).
 type MediaInput struct {
-	URL      string  `json:"url"`
-	Caption  *string `json:"caption,omitempty"`
-	FileName *string `json:"fileName,omitempty"`
-	MimeType *string `json:"mimeType,omitempty"`
+	URL             *string `json:"url,omitempty"`
+	ProviderMediaID *string `json:"providerMediaId,omitempty"`
+	Caption         *string `json:"caption,omitempty"`
+	FileName        *string `json:"fileName,omitempty"`
+	MimeType        *string `json:"mimeType,omitempty"`
 }
 
 type Message struct {
@@ -516,11 +521,12 @@ type Message struct {
 	// text, image, video, audio, voice, document, sticker, location, contact, poll or reaction
 	Type     string              `json:"type"`
 	Text     *string             `json:"text,omitempty"`
-	Media    *domain.Media       `json:"media,omitempty"`
+	Media    *domain.MediaObject `json:"media,omitempty"`
 	Location *domain.Location    `json:"location,omitempty"`
 	Contact  *domain.ContactCard `json:"contact,omitempty"`
 	Poll     *domain.Poll        `json:"poll,omitempty"`
 	Reaction *domain.Reaction    `json:"reaction,omitempty"`
+	Template *Template           `json:"template,omitempty"`
 	ReplyTo  *string             `json:"replyTo,omitempty"`
 	// queued, sent, delivered, read, failed (outbound); received, read (inbound)
 	Status            string               `json:"status"`
@@ -613,6 +619,8 @@ type SendMessageInput struct {
 	Contact  *ContactCardInput `json:"contact,omitempty"`
 	Poll     *PollInput        `json:"poll,omitempty"`
 	Reaction *ReactionInput    `json:"reaction,omitempty"`
+	// A pre-approved template (WhatsApp Cloud: the only way to write first, or after 24 hours without a reply).
+	Template *TemplateInput `json:"template,omitempty"`
 	// The id of a message of the same chat this one answers.
 	ReplyTo *string `json:"replyTo,omitempty"`
 }
@@ -635,6 +643,22 @@ type StatsBucket struct {
 }
 
 type Subscription struct {
+}
+
+// A pre-approved message template (WhatsApp Cloud).
+type Template struct {
+	Name     string `json:"name"`
+	Language string `json:"language"`
+	// The provider's components, as sent.
+	Components json.RawMessage `json:"components,omitempty"`
+}
+
+type TemplateInput struct {
+	Name string `json:"name"`
+	// A language code such as en_US.
+	Language string `json:"language"`
+	// The template's components as WhatsApp documents them (a JSON array).
+	Components json.RawMessage `json:"components,omitempty"`
 }
 
 // The fields to change; absent fields stay as they are. null removes the schema or the action.

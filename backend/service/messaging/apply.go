@@ -33,6 +33,11 @@ func (c *core) runEvent(ctx context.Context, j *jobs.Job) error {
 	if err := json.Unmarshal(j.Payload, &ev); err != nil {
 		return jobs.Permanent(err)
 	}
+	if ev.Message != nil && ev.Message.MediaRef != "" {
+		if err := c.receiveMedia(ctx, ev.InstanceID, ev.Message, j.Attempt >= j.MaxAttempts); err != nil {
+			return err
+		}
+	}
 	return c.st.Tx(ctx, func(tx *store.Tx) error {
 		ins, err := tx.InstancesByID(ctx, []string{ev.InstanceID})
 		if err != nil {
@@ -57,6 +62,23 @@ func (c *core) runEvent(ctx context.Context, j *jobs.Job) error {
 		}
 		return err
 	})
+}
+
+// receiveMedia downloads an inbound message's media before it is stored, unless the
+// message is already stored (a provider's retry) or its instance is gone.
+func (c *core) receiveMedia(ctx context.Context, instanceID string, ib *channels.Inbound, lastAttempt bool) error {
+	ins, err := c.st.InstancesByID(ctx, []string{instanceID})
+	if err != nil {
+		return err
+	}
+	inst, ok := ins[instanceID]
+	if !ok {
+		return nil
+	}
+	if _, err := c.st.MessageByProviderID(ctx, inst.ID, domain.Inbound, ib.ProviderMessageID); err == nil {
+		return nil
+	}
+	return c.fetchMedia(ctx, inst, ib, lastAttempt)
 }
 
 // applyInbound stores an inbound message (once per provider id), moves its chat, creates
@@ -105,7 +127,7 @@ func (c *core) applyInbound(ctx context.Context, tx *store.Tx, inst store.Stored
 	if err := c.ensureContact(ctx, tx, inst, ib.Sender, ib.SenderName, now); err != nil {
 		return m, false, err
 	}
-	return m, true, c.record(ctx, tx, inst, domain.EventMessageReceived, m.Object(inst.Address))
+	return m, true, c.record(ctx, tx, inst, domain.EventMessageReceived, c.present(m).Object(inst.Address))
 }
 
 // quoted finds the local id of the message a reply or reaction points at ("" when it is
@@ -212,7 +234,7 @@ func (c *core) saveAndRecord(ctx context.Context, tx *store.Tx, inst store.Store
 	if err := tx.SaveMessage(ctx, *m); err != nil {
 		return err
 	}
-	return c.record(ctx, tx, inst, typ, m.Object(inst.Address))
+	return c.record(ctx, tx, inst, typ, c.present(*m).Object(inst.Address))
 }
 
 // applyGroup stores a group change the channel reported, with its event.
@@ -282,6 +304,9 @@ func (c *core) applyEdit(ctx context.Context, tx *store.Tx, inst store.StoredIns
 	}
 	if err != nil || m.DeletedAt != nil {
 		return err
+	}
+	if !e.Deleted && m.EditedAt != nil && m.Content.Text == e.Text {
+		return nil // the provider retried the same edit
 	}
 	typ := domain.EventMessageEdited
 	if e.Deleted {

@@ -1,6 +1,8 @@
 package messaging
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"strings"
@@ -23,6 +25,11 @@ const (
 	MinPollOptions    = 2
 	MaxPollOptions    = 12
 	MaxEmojiLength    = 16 // bytes: one emoji with its modifiers
+	// MaxProviderMediaIDLength bounds a provider's media id (Telegram's file_ids are
+	// about 100 characters).
+	MaxProviderMediaIDLength = 300
+	MaxTemplateName          = 512
+	MaxTemplateComponents    = 16 << 10 // bytes of JSON
 )
 
 // ContentInput is a message's content as a client sends it: a type and the one field
@@ -35,6 +42,7 @@ type ContentInput struct {
 	Contact  *ContactCardInput
 	Poll     *domain.Poll
 	Reaction *domain.Reaction
+	Template *domain.Template
 }
 
 // ContactCardInput is a contact to share: the vCard is made from it.
@@ -66,7 +74,8 @@ func checkContent(in ContentInput) (string, domain.Content, error) {
 		field string
 		set   bool
 	}{{"text", in.Text != ""}, {"media", in.Media != nil}, {"location", in.Location != nil},
-		{"contact", in.Contact != nil}, {"poll", in.Poll != nil}, {"reaction", in.Reaction != nil}}
+		{"contact", in.Contact != nil}, {"poll", in.Poll != nil}, {"reaction", in.Reaction != nil},
+		{"template", in.Template != nil}}
 	want := typ
 	if domain.IsMediaType(typ) {
 		want = "media"
@@ -137,21 +146,37 @@ func checkContent(in ContentInput) (string, domain.Content, error) {
 			return "", c, domain.Invalid("reaction.emoji", "reaction.emoji must be one emoji (or empty to remove a reaction)")
 		}
 		c.Reaction = &r
+	case domain.TypeTemplate:
+		t, err := checkTemplate(in.Template)
+		if err != nil {
+			return "", c, err
+		}
+		c.Template = t
 	}
 	return typ, c, nil
 }
 
 func checkMedia(m *domain.Media, typ string) (*domain.Media, error) {
 	if m == nil {
-		return nil, domain.Invalid("media", "a %s message needs media with a url", typ)
+		return nil, domain.Invalid("media", "a %s message needs media with a url (or a provider_media_id)", typ)
 	}
 	out := *m
-	u, err := url.Parse(out.URL)
-	if out.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, domain.Invalid("media.url", "media.url must be an absolute http or https URL")
-	}
-	if len(out.URL) > MaxMediaURLLength {
-		return nil, domain.Invalid("media.url", "media.url is longer than %d characters", MaxMediaURLLength)
+	out.Size, out.NotStored, out.BlobKey = 0, "", "" // set by Switchboard for received media only
+	switch {
+	case out.URL != "" && out.ProviderMediaID != "":
+		return nil, domain.Invalid("media.provider_media_id", "give media.url or media.provider_media_id, not both")
+	case out.ProviderMediaID != "":
+		if len(out.ProviderMediaID) > MaxProviderMediaIDLength || strings.ContainsAny(out.ProviderMediaID, " \t\r\n/?#") {
+			return nil, domain.Invalid("media.provider_media_id", "media.provider_media_id must be a channel's media id (at most %d characters)", MaxProviderMediaIDLength)
+		}
+	default:
+		u, err := url.Parse(out.URL)
+		if out.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, domain.Invalid("media.url", "media.url must be an absolute http or https URL (or give media.provider_media_id)")
+		}
+		if len(out.URL) > MaxMediaURLLength {
+			return nil, domain.Invalid("media.url", "media.url is longer than %d characters", MaxMediaURLLength)
+		}
 	}
 	if utf8.RuneCountInString(out.Caption) > MaxCaptionLength {
 		return nil, domain.Invalid("media.caption", "media.caption is longer than %d characters", MaxCaptionLength)
@@ -212,4 +237,32 @@ func checkPoll(p domain.Poll) (domain.Poll, error) {
 		seen[o] = true
 	}
 	return domain.Poll{Question: q, Options: append([]string(nil), p.Options...), MultipleAnswers: p.MultipleAnswers}, nil
+}
+
+var templateNameRE = regexp.MustCompile(`^[a-z0-9_]+$`)
+var languageRE = regexp.MustCompile(`^[a-z]{2,3}(_[A-Za-z0-9]{2,8})?$`)
+
+// checkTemplate validates a template message: the name and language as WhatsApp spells
+// them, and components as a JSON array (the channel checks their parameters).
+func checkTemplate(t *domain.Template) (*domain.Template, error) {
+	if t == nil {
+		return nil, domain.Invalid("template", "a template message needs template")
+	}
+	out := *t
+	if len(out.Name) > MaxTemplateName || !templateNameRE.MatchString(out.Name) {
+		return nil, domain.Invalid("template.name", "template.name must be the template's name (lowercase letters, digits and underscores)")
+	}
+	if !languageRE.MatchString(out.Language) {
+		return nil, domain.Invalid("template.language", "template.language must be a language code such as en or en_US")
+	}
+	if c := bytes.TrimSpace(out.Components); len(c) > 0 && !bytes.Equal(c, []byte("null")) {
+		var arr []json.RawMessage
+		if len(c) > MaxTemplateComponents || json.Unmarshal(c, &arr) != nil {
+			return nil, domain.Invalid("template.components", "template.components must be a JSON array of at most %d bytes", MaxTemplateComponents)
+		}
+		out.Components = append(json.RawMessage(nil), c...)
+	} else {
+		out.Components = nil
+	}
+	return &out, nil
 }

@@ -39,7 +39,7 @@ func each(t *testing.T, fn func(t *testing.T, e *env)) {
 
 func newEnv(t testing.TB, d store.Dialect, cfg service.Config, drivers ...channels.Driver) *env {
 	svc, st := servicetest.New(t, d, cfg)
-	m := messaging.New(svc, channels.NewRegistry(drivers...))
+	m := messaging.New(svc, channels.NewRegistry(drivers...), messaging.Config{})
 	eng := jobs.New(st, jobs.Config{Clock: cfg.Clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, k := range m.Kinds(messaging.DefaultWorkers) {
 		eng.Register(k)

@@ -90,10 +90,19 @@ func (s *Instances) Create(ctx context.Context, a service.Actor, in CreateInstan
 		out = store.StoredInstance{Instance: domain.Instance{ID: domain.NewID(domain.PrefixInstance), WorkspaceID: c.WorkspaceID,
 			Name: name, Channel: in.Channel, Status: domain.InstanceDisconnected, Config: cfg, MessagesPerSecond: mps,
 			CreatedAt: c.Now, UpdatedAt: c.Now}, SealedSecrets: sealed}
+		if callsBack(d) {
+			if err := s.c.newCallback(&out); err != nil {
+				return err
+			}
+		}
 		if err := c.Tx.CreateInstance(ctx, out); err != nil {
 			return err
 		}
-		if err := s.c.record(ctx, c.Tx, out, domain.EventInstanceCreated, withSecrets(out, keysOf(secrets)).Object()); err != nil {
+		pub, err := s.c.public(out)
+		if err != nil {
+			return err
+		}
+		if err := s.c.record(ctx, c.Tx, out, domain.EventInstanceCreated, pub.Object()); err != nil {
 			return err
 		}
 		if in.Connect {
@@ -104,7 +113,7 @@ func (s *Instances) Create(ctx context.Context, a service.Actor, in CreateInstan
 	if err != nil {
 		return domain.Instance{}, err
 	}
-	return withSecrets(out, keysOf(secrets)), nil
+	return s.c.public(out) // connecting, with connect
 }
 
 // List returns a page of the workspace's instances, newest first.
@@ -674,12 +683,4 @@ func (c *core) sealSecrets(secrets map[string]string) (string, error) {
 		return "", domain.Internal(err)
 	}
 	return sealed, nil
-}
-
-func keysOf(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k := range m {
-		out[k] = ""
-	}
-	return out
 }

@@ -131,8 +131,12 @@ func (c *core) runSend(ctx context.Context, j *jobs.Job) error {
 	sent, err := drv.Send(ctx, v, out)
 	if err != nil {
 		var se *channels.SendError
-		if errors.As(err, &se) && se.Permanent {
+		var rl *channels.RateLimitedError
+		switch {
+		case errors.As(err, &se) && se.Permanent:
 			return jobs.Permanent(err)
+		case errors.As(err, &rl) && rl.RetryAfter > 0:
+			return jobs.RetryAfter(err, rl.RetryAfter) // the provider says when
 		}
 		return err
 	}

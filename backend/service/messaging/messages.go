@@ -240,7 +240,11 @@ func (s *Messages) List(ctx context.Context, a service.Actor, instanceID string,
 			if err := checkFilter(f); err != nil {
 				return nil, err
 			}
-			return s.c.st.Messages(ctx, wsID, inst.ID, f, p.After, limit)
+			ms, err := s.c.st.Messages(ctx, wsID, inst.ID, f, p.After, limit)
+			for i := range ms {
+				ms[i] = s.c.present(ms[i])
+			}
+			return ms, err
 		}, func(m domain.Message) string { return m.ID })
 	return MessagePage{page, inst.Address}, err
 }
@@ -271,7 +275,7 @@ func (s *Messages) Get(ctx context.Context, a service.Actor, instanceID, id stri
 		return domain.Message{}, "", err
 	}
 	inst, m, err := s.c.loadMessage(ctx, wsID, instanceID, id)
-	return m, inst.Address, err
+	return s.c.present(m), inst.Address, err
 }
 
 func (c *core) loadMessage(ctx context.Context, wsID, instanceID, id string) (store.StoredInstance, domain.Message, error) {
@@ -370,7 +374,7 @@ func (s *Messages) change(ctx context.Context, a service.Actor, instanceID, id, 
 		}
 		return s.c.record(ctx, c.Tx, inst, typ, m.Object(inst.Address))
 	})
-	return m, inst.Address, err
+	return s.c.present(m), inst.Address, err
 }
 
 // Typing states.

@@ -27,8 +27,18 @@ type Messaging struct {
 	Chats     *Chats
 	Groups    *Groups
 	Contacts  *Contacts
+	// Callbacks receives providers' calls to instances' callback URLs.
+	Callbacks *Callbacks
 
 	c *core
+}
+
+// Config is what the composition root tells the surface.
+type Config struct {
+	// CallbackBase is the public URL callbacks are served under ({base URL}/channels).
+	CallbackBase string
+	// Media is where received media goes.
+	Media MediaConfig
 }
 
 // core is what every resource shares.
@@ -37,12 +47,14 @@ type core struct {
 	st      *store.Store
 	drivers *channels.Registry
 	log     *slog.Logger
+	cfg     Config
 }
 
 // New returns the messaging service over the platform service s, with the given channel
 // drivers (which it binds to itself: they emit events and find instances through it).
-func New(s *service.Service, drivers *channels.Registry) *Messaging {
-	c := &core{s: s, st: s.Store(), drivers: drivers, log: s.Logger()}
+func New(s *service.Service, drivers *channels.Registry, cfg Config) *Messaging {
+	cfg.Media = cfg.Media.withDefaults()
+	c := &core{s: s, st: s.Store(), drivers: drivers, log: s.Logger(), cfg: cfg}
 	for _, name := range drivers.Names() {
 		d, _ := drivers.Get(name)
 		if b, ok := d.(channels.Binder); ok {
@@ -52,11 +64,29 @@ func New(s *service.Service, drivers *channels.Registry) *Messaging {
 	msgs := &Messages{c: c}
 	msgs.batch = &sendBatcher{m: msgs}
 	return &Messaging{Instances: &Instances{c}, Messages: msgs, Chats: &Chats{c}, Groups: &Groups{c},
-		Contacts: &Contacts{c}, c: c}
+		Contacts: &Contacts{c}, Callbacks: &Callbacks{c}, c: c}
 }
 
-// Channels lists the channel names instances can be created with.
-func (m *Messaging) Channels() []string { return m.c.drivers.Names() }
+// Channels describes the channels instances can be created with, sorted by name: a
+// catalog, like the event types, answered to anyone.
+func (m *Messaging) Channels() []domain.ChannelObject {
+	var out []domain.ChannelObject
+	for _, name := range m.c.drivers.Names() {
+		d, _ := m.c.drivers.Get(name)
+		caps := d.Capabilities()
+		o := domain.ChannelObject{Object: "channel", Name: name, CallsBack: callsBack(d),
+			Capabilities: domain.ChannelCapabilities{MessageTypes: nonNil(caps.Types), Receipts: nonNil(caps.Receipts),
+				Reply: caps.Reply, Edit: caps.Edit, Delete: caps.Delete, MarkRead: caps.MarkRead, Typing: caps.Typing,
+				Groups: caps.Groups, CreateGroups: caps.CreateGroups, Check: caps.Check, Pairing: caps.Pairing},
+			ConfigFields: []domain.ChannelConfigField{}}
+		for _, f := range d.ConfigFields() {
+			o.ConfigFields = append(o.ConfigFields, domain.ChannelConfigField{Name: f.Name, Type: f.Type,
+				Description: f.Description, Secret: f.Secret, Required: f.Required, Default: f.Default})
+		}
+		out = append(out, o)
+	}
+	return out
+}
 
 // Errors with a stable reason, shared by both transports.
 var (
@@ -105,6 +135,10 @@ func (c *core) driver(in store.StoredInstance) (channels.Driver, error) {
 func (c *core) view(in store.StoredInstance) (channels.Instance, error) {
 	v := channels.Instance{ID: in.ID, WorkspaceID: in.WorkspaceID, Address: in.Address, Config: in.Config,
 		Secrets: map[string]string{}}
+	var err error
+	if v.CallbackURL, v.CallbackSecret, err = c.callbackURL(in); err != nil {
+		return v, err
+	}
 	if in.SealedSecrets == "" {
 		return v, nil
 	}
@@ -118,13 +152,6 @@ func (c *core) view(in store.StoredInstance) (channels.Instance, error) {
 	return v, nil
 }
 
-// withSecrets returns the instance as the domain shows it: secret names, no values.
-func withSecrets(in store.StoredInstance, names map[string]string) domain.Instance {
-	out := in.Instance
-	out.Secrets = names
-	return out
-}
-
 // public returns an instance's domain form with its secret names (values never leave).
 func (c *core) public(in store.StoredInstance) (domain.Instance, error) {
 	v, err := c.view(in)
@@ -135,7 +162,9 @@ func (c *core) public(in store.StoredInstance) (domain.Instance, error) {
 	for k := range v.Secrets {
 		names[k] = ""
 	}
-	return withSecrets(in, names), nil
+	out := in.Instance
+	out.Secrets, out.CallbackURL = names, v.CallbackURL
+	return out, nil
 }
 
 // record records an event of an instance in tx.
@@ -154,6 +183,9 @@ type host struct{ c *core }
 // Emit stores channel events as jobs, each run after delay, in a transaction of its own.
 // A chat's inbound messages keep their order (one ordering key per instance and chat).
 func (h host) Emit(ctx context.Context, delay time.Duration, events ...channels.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
 	now := h.c.now()
 	js := make([]jobs.NewJob, len(events))
 	for i, ev := range events {
