@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/getkin/kin-openapi v0.152.0
+	github.com/go-telegram/bot v1.17.0
 	github.com/gorilla/mux v1.8.1
 	github.com/gorilla/websocket v1.5.3
 	github.com/jmoiron/sqlx v1.4.0

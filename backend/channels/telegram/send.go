@@ -1,0 +1,211 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// callBot returns the Bot API client of a connected instance; a missing or malformed token
+// is a permanent refusal, like a revoked one.
+func (d *Driver) callBot(in channels.Instance) (*bot.Bot, string, error) {
+	b, tok, err := d.botFor(in)
+	if err != nil {
+		return nil, "", &channels.SendError{Code: codeUnauthorized, Message: err.Error(), Permanent: true}
+	}
+	return b, tok, nil
+}
+
+func invalid(msg string) error {
+	return &channels.SendError{Code: "invalid_request", Message: msg, Permanent: true}
+}
+
+// Send sends one message. Telegram answers with the message it stored, whose chat id is
+// numeric even when the message was addressed to an @username: the provider id uses it.
+func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outbound) (channels.Sent, error) {
+	b, tok, err := d.callBot(in)
+	if err != nil {
+		return channels.Sent{}, err
+	}
+	if m.Type == domain.TypeReaction {
+		return channels.Sent{}, d.react(ctx, b, tok, in, m)
+	}
+	var reply *models.ReplyParameters
+	if m.ReplyTo != "" {
+		_, id, err := splitProviderID(m.ReplyTo)
+		if err != nil {
+			return channels.Sent{}, err
+		}
+		// A reply to a message deleted meanwhile is still sent, as a plain message.
+		reply = &models.ReplyParameters{MessageID: id, AllowSendingWithoutReply: true}
+	}
+	chat, c := chatID(m.ChatAddress), m.Content
+	var msg *models.Message
+	switch m.Type {
+	case domain.TypeText:
+		msg, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: chat, Text: c.Text, ReplyParameters: reply})
+	case domain.TypeImage, domain.TypeVideo, domain.TypeAudio, domain.TypeVoice, domain.TypeDocument, domain.TypeSticker:
+		msg, err = sendMedia(ctx, b, chat, m.Type, c.Media, reply)
+	case domain.TypeLocation:
+		if c.Location == nil {
+			return channels.Sent{}, invalid("a location message needs a location")
+		}
+		msg, err = b.SendLocation(ctx, &bot.SendLocationParams{ChatID: chat, Latitude: c.Location.Latitude,
+			Longitude: c.Location.Longitude, ReplyParameters: reply})
+	case domain.TypeContact:
+		if c.Contact == nil || len(c.Contact.Phones) == 0 {
+			return channels.Sent{}, invalid("a Telegram contact needs a phone number")
+		}
+		first, last := splitName(c.Contact.Name, c.Contact.Phones[0])
+		msg, err = b.SendContact(ctx, &bot.SendContactParams{ChatID: chat, PhoneNumber: c.Contact.Phones[0],
+			FirstName: first, LastName: last, VCard: c.Contact.VCard, ReplyParameters: reply})
+	case domain.TypePoll:
+		if c.Poll == nil {
+			return channels.Sent{}, invalid("a poll message needs a poll")
+		}
+		opts := make([]models.InputPollOption, len(c.Poll.Options))
+		for i, o := range c.Poll.Options {
+			opts[i] = models.InputPollOption{Text: o}
+		}
+		msg, err = b.SendPoll(ctx, &bot.SendPollParams{ChatID: chat, Question: c.Poll.Question, Options: opts,
+			AllowsMultipleAnswers: c.Poll.MultipleAnswers, ReplyParameters: reply})
+	default:
+		return channels.Sent{}, channels.ErrUnsupported
+	}
+	if err != nil {
+		return channels.Sent{}, d.fail(ctx, in, tok, err)
+	}
+	if msg == nil {
+		return channels.Sent{}, errors.New("telegram: the answer to a send held no message")
+	}
+	return channels.Sent{ProviderMessageID: providerID(msg.Chat.ID, msg.ID)}, nil
+}
+
+// sendMedia sends a file by URL or by a file_id Telegram already holds (both go in the
+// same parameter: Telegram tells them apart).
+func sendMedia(ctx context.Context, b *bot.Bot, chat any, typ string, media *domain.Media, reply *models.ReplyParameters) (*models.Message, error) {
+	if media == nil || (media.URL == "" && media.ProviderMediaID == "") {
+		return nil, invalid(typ + " messages need media.url or media.provider_media_id")
+	}
+	file := &models.InputFileString{Data: media.URL}
+	if media.ProviderMediaID != "" {
+		file.Data = media.ProviderMediaID
+	}
+	caption := media.Caption
+	switch typ {
+	case domain.TypeImage:
+		return b.SendPhoto(ctx, &bot.SendPhotoParams{ChatID: chat, Photo: file, Caption: caption, ReplyParameters: reply})
+	case domain.TypeVideo:
+		return b.SendVideo(ctx, &bot.SendVideoParams{ChatID: chat, Video: file, Caption: caption, ReplyParameters: reply})
+	case domain.TypeAudio:
+		return b.SendAudio(ctx, &bot.SendAudioParams{ChatID: chat, Audio: file, Caption: caption, ReplyParameters: reply})
+	case domain.TypeVoice:
+		return b.SendVoice(ctx, &bot.SendVoiceParams{ChatID: chat, Voice: file, Caption: caption, ReplyParameters: reply})
+	case domain.TypeDocument:
+		return b.SendDocument(ctx, &bot.SendDocumentParams{ChatID: chat, Document: file, Caption: caption, ReplyParameters: reply})
+	default: // sticker: Telegram takes no caption for stickers
+		return b.SendSticker(ctx, &bot.SendStickerParams{ChatID: chat, Sticker: file, ReplyParameters: reply})
+	}
+}
+
+// splitName splits a contact's name into Telegram's first and last name; first_name is
+// required, so a nameless contact is named by its phone.
+func splitName(name, phone string) (first, last string) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return phone, ""
+	}
+	first, last, _ = strings.Cut(name, " ")
+	return first, strings.TrimSpace(last)
+}
+
+// react sets the bot's reaction on a message; an empty emoji removes it. Reactions are
+// not messages on Telegram, so they have no provider id.
+func (d *Driver) react(ctx context.Context, b *bot.Bot, tok string, in channels.Instance, m channels.Outbound) error {
+	if m.Content.Reaction == nil {
+		return invalid("a reaction message needs a reaction")
+	}
+	if m.ReactionTarget == "" {
+		return invalid("the message reacted to has no Telegram message id (it was never sent through Telegram)")
+	}
+	chat, id, err := splitProviderID(m.ReactionTarget)
+	if err != nil {
+		return err
+	}
+	// An empty list (sent as "[]", not left out) clears the bot's reaction.
+	reactions := []models.ReactionType{}
+	if e := m.Content.Reaction.Emoji; e != "" {
+		reactions = append(reactions, models.ReactionType{Type: models.ReactionTypeTypeEmoji,
+			ReactionTypeEmoji: &models.ReactionTypeEmoji{Emoji: e}})
+	}
+	_, err = b.SetMessageReaction(ctx, &bot.SetMessageReactionParams{ChatID: chat, MessageID: id, Reaction: reactions})
+	return d.fail(ctx, in, tok, err)
+}
+
+// Edit changes the text of a message the bot sent. The chat comes from the provider id,
+// which holds the numeric chat id even for chats addressed by @username.
+func (d *Driver) Edit(ctx context.Context, in channels.Instance, _ string, providerID, text string) error {
+	b, tok, err := d.callBot(in)
+	if err != nil {
+		return err
+	}
+	chat, id, err := splitProviderID(providerID)
+	if err != nil {
+		return err
+	}
+	_, err = b.EditMessageText(ctx, &bot.EditMessageTextParams{ChatID: chat, MessageID: id, Text: text})
+	return notModifiedIsDone(d.fail(ctx, in, tok, err))
+}
+
+// Delete deletes a message for everyone in the chat.
+func (d *Driver) Delete(ctx context.Context, in channels.Instance, _ string, providerID string) error {
+	b, tok, err := d.callBot(in)
+	if err != nil {
+		return err
+	}
+	chat, id, err := splitProviderID(providerID)
+	if err != nil {
+		return err
+	}
+	_, err = b.DeleteMessage(ctx, &bot.DeleteMessageParams{ChatID: chat, MessageID: id})
+	return d.fail(ctx, in, tok, err)
+}
+
+// Typing shows "typing…" or "recording a voice message…". Telegram clears the indicator
+// by itself after five seconds or at the next message, and has no call to stop it, so
+// paused does nothing.
+func (d *Driver) Typing(ctx context.Context, in channels.Instance, chatAddress, state string) error {
+	var action models.ChatAction
+	switch state {
+	case "composing", "":
+		action = models.ChatActionTyping
+	case "recording":
+		action = models.ChatActionRecordVoice
+	case "paused":
+		return nil
+	default:
+		return invalid("unknown typing state " + state)
+	}
+	b, tok, err := d.callBot(in)
+	if err != nil {
+		return err
+	}
+	_, err = b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chatID(chatAddress), Action: action})
+	return d.fail(ctx, in, tok, err)
+}
+
+// notModifiedIsDone treats Telegram's "... is not modified" refusal (the change asked for
+// is already there) as success.
+func notModifiedIsDone(err error) error {
+	var se *channels.SendError
+	if errors.As(err, &se) && strings.Contains(strings.ToLower(se.Message), "not modified") {
+		return nil
+	}
+	return err
+}
