@@ -1,0 +1,222 @@
+package whatsappcloud
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud/wacloudtest"
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+const head = `"messaging_product":"whatsapp","recipient_type":"individual","to":"16315551234"`
+
+func TestSendProducesTheDocumentedRequest(t *testing.T) {
+	cases := []struct {
+		name string
+		out  channels.Outbound
+		want string
+	}{
+		{"text", channels.Outbound{Type: domain.TypeText, Content: domain.Content{Text: "Hello"}},
+			`{` + head + `,"type":"text","text":{"body":"Hello","preview_url":false}}`},
+		{"text with a link previews it", channels.Outbound{Type: domain.TypeText, Content: domain.Content{Text: "See https://example.com"}},
+			`{` + head + `,"type":"text","text":{"body":"See https://example.com","preview_url":true}}`},
+		{"reply", channels.Outbound{Type: domain.TypeText, Content: domain.Content{Text: "Yes"}, ReplyTo: "wamid.QUOTED"},
+			`{` + head + `,"type":"text","context":{"message_id":"wamid.QUOTED"},"text":{"body":"Yes","preview_url":false}}`},
+		{"image by link", channels.Outbound{Type: domain.TypeImage,
+			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/a.jpg", Caption: "Look"}}},
+			`{` + head + `,"type":"image","image":{"link":"https://cdn.example.com/a.jpg","caption":"Look"}}`},
+		{"image by media id", channels.Outbound{Type: domain.TypeImage,
+			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/a.jpg", ProviderMediaID: "1013859600285441"}}},
+			`{` + head + `,"type":"image","image":{"id":"1013859600285441"}}`},
+		{"video", channels.Outbound{Type: domain.TypeVideo,
+			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/v.mp4", Caption: "Clip"}}},
+			`{` + head + `,"type":"video","video":{"link":"https://cdn.example.com/v.mp4","caption":"Clip"}}`},
+		{"audio", channels.Outbound{Type: domain.TypeAudio,
+			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/s.mp3"}}},
+			`{` + head + `,"type":"audio","audio":{"link":"https://cdn.example.com/s.mp3"}}`},
+		{"voice goes as audio", channels.Outbound{Type: domain.TypeVoice,
+			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/n.ogg"}}},
+			`{` + head + `,"type":"audio","audio":{"link":"https://cdn.example.com/n.ogg"}}`},
+		{"document", channels.Outbound{Type: domain.TypeDocument,
+			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/i.pdf", Caption: "Invoice", FileName: "invoice.pdf"}}},
+			`{` + head + `,"type":"document","document":{"link":"https://cdn.example.com/i.pdf","caption":"Invoice","filename":"invoice.pdf"}}`},
+		{"sticker", channels.Outbound{Type: domain.TypeSticker,
+			Content: domain.Content{Media: &domain.Media{ProviderMediaID: "798882015472548"}}},
+			`{` + head + `,"type":"sticker","sticker":{"id":"798882015472548"}}`},
+		{"location", channels.Outbound{Type: domain.TypeLocation,
+			Content: domain.Content{Location: &domain.Location{Latitude: 37.4847, Longitude: -122.1477, Name: "HQ", Address: "1 Hacker Way"}}},
+			`{` + head + `,"type":"location","location":{"latitude":37.4847,"longitude":-122.1477,"name":"HQ","address":"1 Hacker Way"}}`},
+		{"contact", channels.Outbound{Type: domain.TypeContact,
+			Content: domain.Content{Contact: &domain.ContactCard{Name: "Ana Maria Silva", Phones: []string{"+5511987654321"}}}},
+			`{` + head + `,"type":"contacts","contacts":[{"name":{"formatted_name":"Ana Maria Silva","first_name":"Ana","last_name":"Maria Silva"},"phones":[{"phone":"+5511987654321"}]}]}`},
+		{"reaction", channels.Outbound{Type: domain.TypeReaction, ReactionTarget: "wamid.TARGET",
+			Content: domain.Content{Reaction: &domain.Reaction{MessageID: "msg_local", Emoji: "👍"}}},
+			`{` + head + `,"type":"reaction","reaction":{"message_id":"wamid.TARGET","emoji":"👍"}}`},
+		{"reaction removed", channels.Outbound{Type: domain.TypeReaction, ReactionTarget: "wamid.TARGET",
+			Content: domain.Content{Reaction: &domain.Reaction{MessageID: "msg_local"}}},
+			`{` + head + `,"type":"reaction","reaction":{"message_id":"wamid.TARGET","emoji":""}}`},
+		{"template with components", channels.Outbound{Type: domain.TypeTemplate, Content: domain.Content{Template: &domain.Template{
+			Name: "order_update", Language: "en_US",
+			Components: json.RawMessage(`[{"type":"body","parameters":[{"type":"text","text":"#1234"}]}]`)}}},
+			`{` + head + `,"type":"template","template":{"name":"order_update","language":{"code":"en_US"},"components":[{"type":"body","parameters":[{"type":"text","text":"#1234"}]}]}}`},
+		{"template without components", channels.Outbound{Type: domain.TypeTemplate,
+			Content: domain.Content{Template: &domain.Template{Name: "hello_world", Language: "en_US"}}},
+			`{` + head + `,"type":"template","template":{"name":"hello_world","language":{"code":"en_US"}}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			tc.out.MessageID, tc.out.ChatAddress = "msg_1", customerAddress
+			sent, err := e.d.Send(e.ctx, e.in, tc.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := e.fake.LastCall()
+			if c.Method != "POST" || c.Path != "/v21.0/"+e.fake.PhoneNumberID+"/messages" || !c.Authorized || c.Status != 200 {
+				t.Fatalf("call = %+v", c)
+			}
+			jsonEqual(t, c.Body, tc.want)
+			if !strings.HasPrefix(sent.ProviderMessageID, "wamid.") {
+				t.Fatalf("provider id = %q", sent.ProviderMessageID)
+			}
+		})
+	}
+}
+
+func TestSendRefusesWhatWhatsAppCannotCarry(t *testing.T) {
+	cases := map[string]channels.Outbound{
+		"poll": {Type: domain.TypePoll, Content: domain.Content{Poll: &domain.Poll{Question: "?", Options: []string{"a", "b"}}}},
+		"reaction to a message WhatsApp never saw": {Type: domain.TypeReaction,
+			Content: domain.Content{Reaction: &domain.Reaction{MessageID: "msg_x", Emoji: "👍"}}},
+		"group": {Type: domain.TypeText, Group: true, Content: domain.Content{Text: "hi"}},
+	}
+	for name, out := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			out.ChatAddress = customerAddress
+			_, err := e.d.Send(e.ctx, e.in, out)
+			var se *channels.SendError
+			if !errors.As(err, &se) || !se.Permanent {
+				t.Fatalf("err = %v, want a permanent SendError", err)
+			}
+			if n := len(e.fake.Calls()); n != 0 {
+				t.Fatalf("%d calls made", n)
+			}
+		})
+	}
+}
+
+func TestSendErrors(t *testing.T) {
+	text := channels.Outbound{MessageID: "msg_1", ChatAddress: customerAddress, Type: domain.TypeText,
+		Content: domain.Content{Text: "hi"}}
+	t.Run("429 is a rate limit with the provider's wait", func(t *testing.T) {
+		e := newEnv(t)
+		e.fake.FailNext(wacloudtest.Failure{Status: 429, Code: 130429, Message: "(#130429) Rate limit hit", RetryAfter: "7"})
+		_, err := e.d.Send(e.ctx, e.in, text)
+		var rl *channels.RateLimitedError
+		if !errors.As(err, &rl) || rl.RetryAfter != 7*time.Second {
+			t.Fatalf("err = %#v, want RateLimitedError after 7s", err)
+		}
+	})
+	for _, code := range []int{4, 80007, 130429, 131048, 131056} {
+		t.Run("throughput code "+strconv.Itoa(code), func(t *testing.T) {
+			e := newEnv(t)
+			e.fake.FailNext(wacloudtest.Failure{Status: 400, Code: code, Message: "limit"})
+			_, err := e.d.Send(e.ctx, e.in, text)
+			var rl *channels.RateLimitedError
+			if !errors.As(err, &rl) || rl.RetryAfter != 0 {
+				t.Fatalf("code %d: err = %#v, want RateLimitedError with no wait", code, err)
+			}
+		})
+	}
+	t.Run("500 is retried", func(t *testing.T) {
+		e := newEnv(t)
+		e.fake.FailNext(wacloudtest.Failure{Status: 500, Code: 131000, Message: "Something went wrong"})
+		_, err := e.d.Send(e.ctx, e.in, text)
+		var se *channels.SendError
+		var rl *channels.RateLimitedError
+		if err == nil || errors.As(err, &se) || errors.As(err, &rl) {
+			t.Fatalf("err = %#v, want a plain (retried) error", err)
+		}
+	})
+	t.Run("network failure is retried", func(t *testing.T) {
+		e := newEnv(t)
+		e.fake.Close()
+		_, err := e.d.Send(e.ctx, e.in, text)
+		var se *channels.SendError
+		if err == nil || errors.As(err, &se) {
+			t.Fatalf("err = %#v, want a plain (retried) error", err)
+		}
+	})
+	permanent := []struct {
+		name    string
+		failure wacloudtest.Failure
+		code    string
+		message string
+	}{
+		{"outside the 24-hour window", wacloudtest.Failure{Status: 400, Code: 131047, Message: "(#131047) Re-engagement message",
+			Details: "Message failed to send because more than 24 hours have passed since the customer last replied to this number."},
+			"outside_customer_service_window", "template"},
+		{"unreachable", wacloudtest.Failure{Status: 400, Code: 131026, Message: "(#131026) Message Undeliverable"},
+			"recipient_unreachable", "Message Undeliverable"},
+		{"invalid parameter", wacloudtest.Failure{Status: 400, Code: 100, Message: "(#100) Invalid parameter", Details: "text['body'] is too long"},
+			"provider_error_100", "(#100) Invalid parameter (text['body'] is too long)"},
+	}
+	for _, tc := range permanent {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.fake.FailNext(tc.failure)
+			_, err := e.d.Send(e.ctx, e.in, text)
+			var se *channels.SendError
+			if !errors.As(err, &se) || !se.Permanent || se.Code != tc.code || !strings.Contains(se.Message, tc.message) {
+				t.Fatalf("err = %#v, want permanent %s mentioning %q", err, tc.code, tc.message)
+			}
+			if len(e.host.Events()) != 0 {
+				t.Fatalf("emitted %v", e.host.Events())
+			}
+		})
+	}
+}
+
+func TestRevokedTokenFailsTheInstance(t *testing.T) {
+	e := newEnv(t)
+	e.in.Secrets[ConfigAccessToken] = "EAAGrevokedToken1234567890"
+	_, err := e.d.Send(e.ctx, e.in, channels.Outbound{MessageID: "msg_1", ChatAddress: customerAddress,
+		Type: domain.TypeText, Content: domain.Content{Text: "hi"}})
+	var se *channels.SendError
+	if !errors.As(err, &se) || !se.Permanent || se.Code != "unauthorized" {
+		t.Fatalf("err = %#v, want permanent unauthorized", err)
+	}
+	evs := e.host.Events()
+	if len(evs) != 1 || evs[0].Kind != channels.EventStatus || evs[0].InstanceID != e.in.ID ||
+		evs[0].Status.Status != domain.InstanceFailed {
+		t.Fatalf("events = %+v, want one status failed", evs)
+	}
+	reason := evs[0].Status.Reason
+	if !strings.HasPrefix(reason, "WhatsApp refused the access token (190)") || strings.Contains(reason, "EAAGrevoked") {
+		t.Fatalf("reason = %q", reason)
+	}
+}
+
+func TestMarkReadMarksTheNewest(t *testing.T) {
+	e := newEnv(t)
+	read := []channels.Received{{ProviderMessageID: "wamid.OLD", Sender: customerAddress},
+		{ProviderMessageID: "wamid.MID", Sender: customerAddress}, {ProviderMessageID: "wamid.NEW", Sender: customerAddress}}
+	if err := e.d.MarkRead(e.ctx, e.in, customerAddress, read); err != nil {
+		t.Fatal(err)
+	}
+	calls := e.fake.MessageCalls()
+	if len(calls) != 1 || calls[0].Status != 200 {
+		t.Fatalf("calls = %+v, want one", calls)
+	}
+	jsonEqual(t, calls[0].Body, `{"messaging_product":"whatsapp","status":"read","message_id":"wamid.NEW"}`)
+
+	if err := e.d.MarkRead(e.ctx, e.in, customerAddress, nil); err != nil || len(e.fake.Calls()) != 1 {
+		t.Fatalf("nothing to mark: err %v, %d calls", err, len(e.fake.Calls()))
+	}
+}
