@@ -203,7 +203,7 @@ func (a *api) routes() []route {
 
 		{
 			method: "GET", path: "/api/v1/channels", operationID: "listChannels", serve: call(a.listChannels),
-			tag: "Instances",
+			tag:     "Instances",
 			summary: "List channels",
 			returns: "Every channel.",
 			description: "The channels instances can be created with (`sandbox`, `telegram`, `whatsapp_cloud`): what each can do " +
