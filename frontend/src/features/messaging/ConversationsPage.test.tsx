@@ -91,4 +91,33 @@ describe('ConversationsPage', () => {
     expect(await screen.findByRole('heading', { name: 'No instances yet' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Create an instance' })).toHaveAttribute('href', '/api/instances');
   });
+
+  it('shows received files that were not stored, and file sizes', async () => {
+    const user = userEvent.setup();
+    const media = { __typename: 'Media' as const, caption: '', fileName: '', mimeType: 'video/mp4', providerMediaId: 'wamid.file', notStored: '', url: '', size: 0 };
+    const { client } = mockClient({
+      Instances: () => ({ data: { instances: { nodes: [instance()], hasMore: false } } }),
+      Chats: () => ({ data: { chats: { nodes: [chat()], hasMore: false } } }),
+      ChatMessages: () => ({
+        data: {
+          messages: {
+            nodes: [
+              message({ id: 'msg_big', direction: 'inbound', status: 'received', type: 'video', text: null, media: { ...media, notStored: 'too_large' } }),
+              message({ id: 'msg_doc', direction: 'inbound', status: 'received', type: 'document', text: null, media: { ...media, url: 'https://sb.example/media/x', fileName: 'report.pdf', size: 2_400_000, caption: 'Q3' } }),
+            ],
+            hasMore: false,
+          },
+        },
+      }),
+      MessagingEvents: () => makeSubject<MockResponse>().source,
+      MarkChatRead: () => ({ data: { markChatRead: chat() } }),
+    });
+    renderWithClient(<ConversationsPage />, { client, route: '/api/messages?instance=inst_a', path: '/api/messages' });
+    await user.click(await within(await screen.findByRole('navigation', { name: 'Chats' })).findByRole('button', { name: /\+15552220002/ }));
+    const conversation = await screen.findByRole('region', { name: 'Conversation with +15552220002' });
+    expect(await within(conversation).findByText(/video — file not stored: too large/)).toBeInTheDocument();
+    expect(within(conversation).getByRole('link', { name: 'document: report.pdf' })).toHaveAttribute('href', 'https://sb.example/media/x');
+    expect(within(conversation).getByText('(2.4 MB)')).toBeInTheDocument();
+    expect(within(conversation).getByText('Q3')).toBeInTheDocument();
+  });
 });

@@ -19,7 +19,7 @@ import {
 } from '../../graphql/generated';
 import { errorMessage, fieldErrors } from '../../lib/errors';
 import { WithInstance } from './InstancePicker';
-import { messagePreview } from './text';
+import { formatSize, messagePreview, notStoredText } from './text';
 import { InstanceStatusBadge, ReceiptTicks } from './status';
 import { useMessagingEvents } from './useMessagingEvents';
 import styles from './Messaging.module.css';
@@ -162,6 +162,30 @@ export function Composer({
   );
 }
 
+/**
+ * A message's file: a link when it has a URL; else why not (a received file too large to
+ * store, a file sent by the provider's id). Its size when known.
+ */
+function MediaBody({ type, media }: { type: string; media: NonNullable<MessageFieldsFragment['media']> }) {
+  const size = media.size > 0 ? ` (${formatSize(media.size)})` : '';
+  return (
+    <div>
+      {media.url ? (
+        <a href={media.url} target="_blank" rel="noreferrer noopener">
+          {type}: {media.fileName || media.url}
+        </a>
+      ) : (
+        <em className="muted">
+          {type}
+          {media.fileName && `: ${media.fileName}`} — {media.notStored ? notStoredText(media.notStored) : media.providerMediaId ? 'sent by provider media id' : 'no file'}
+        </em>
+      )}
+      {size && <span className="muted">{size}</span>}
+      {media.caption && <p>{media.caption}</p>}
+    </div>
+  );
+}
+
 function MessageBubble({ m }: { m: MessageFieldsFragment }) {
   const out = m.direction === 'outbound';
   return (
@@ -169,12 +193,7 @@ function MessageBubble({ m }: { m: MessageFieldsFragment }) {
       {m.deletedAt ? (
         <em className="muted">This message was deleted</em>
       ) : m.media ? (
-        <div>
-          <a href={m.media.url} target="_blank" rel="noreferrer noopener">
-            {m.type}: {m.media.url}
-          </a>
-          {m.media.caption && <p>{m.media.caption}</p>}
-        </div>
+        <MediaBody type={m.type} media={m.media} />
       ) : (
         <p>{messagePreview(m)}</p>
       )}

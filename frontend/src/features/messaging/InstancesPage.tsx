@@ -1,18 +1,17 @@
-import { MessageSquare, Plus, Power, PowerOff, QrCode, RotateCw, Smartphone, Trash2 } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { MessageSquare, Pencil, Plus, Power, PowerOff, QrCode, RotateCw, Smartphone, Trash2 } from 'lucide-react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useClient, useQuery } from 'urql';
 import { Button } from '../../components/Button';
 import { Card } from '../../components/Card';
-import { ConfirmDialog, Dialog } from '../../components/Dialog';
-import { Field } from '../../components/Field';
+import { ConfirmDialog } from '../../components/Dialog';
 import { PageHeader } from '../../components/PageHeader';
 import { EmptyState, ErrorState, InlineError, Loading } from '../../components/States';
 import { Time } from '../../components/Time';
 import { Toast } from '../../components/Toast';
 import {
+  ChannelsDocument,
   ConnectInstanceDocument,
-  CreateInstanceDocument,
   DeleteInstanceDocument,
   DisconnectInstanceDocument,
   InstancePairingDocument,
@@ -21,7 +20,11 @@ import {
   RestartInstanceDocument,
   type InstanceFieldsFragment,
 } from '../../graphql/generated';
-import { errorMessage, fieldErrors } from '../../lib/errors';
+import { errorMessage } from '../../lib/errors';
+import { CallbackUrl } from './CallbackUrl';
+import { channelLabel, displayValue, fieldLabel, type ChannelInfo } from './channelConfig';
+import { CreateInstanceDialog } from './CreateInstanceDialog';
+import { EditInstanceDialog } from './EditInstanceDialog';
 import { InstanceStatusBadge } from './status';
 import { useMessagingEvents } from './useMessagingEvents';
 import styles from './Messaging.module.css';
@@ -48,86 +51,6 @@ function Pairing({ instance }: { instance: InstanceFieldsFragment }) {
   );
 }
 
-function CreateInstanceDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange: (o: boolean) => void; onCreated: (i: InstanceFieldsFragment) => void }) {
-  const client = useClient();
-  const [name, setName] = useState('');
-  const [autoPair, setAutoPair] = useState(false);
-  const [connect, setConnect] = useState(true);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-
-  const change = (next: boolean) => {
-    if (busy) return;
-    if (next) {
-      setName('');
-      setAutoPair(false);
-      setConnect(true);
-    }
-    setErrors({});
-    onOpenChange(next);
-  };
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!name.trim()) {
-      setErrors({ name: 'Enter a name, such as Support line.' });
-      return;
-    }
-    setBusy(true);
-    const result = await client
-      .mutation(CreateInstanceDocument, { input: { name: name.trim(), channel: 'sandbox', config: { auto_pair: autoPair }, connect } })
-      .toPromise();
-    setBusy(false);
-    if (!result.data) {
-      const fields = fieldErrors(result.error);
-      setErrors(Object.keys(fields).length ? fields : { form: errorMessage(result.error) });
-      return;
-    }
-    onOpenChange(false);
-    onCreated(result.data.createInstance);
-  };
-
-  return (
-    <Dialog
-      open={open}
-      onOpenChange={change}
-      title="New instance"
-      description="An instance is one account on one channel: a phone number or a bot."
-      onSubmit={submit}
-      footer={
-        <>
-          <Button onClick={() => change(false)} disabled={busy}>
-            Cancel
-          </Button>
-          <Button type="submit" variant="primary" loading={busy}>
-            Create instance
-          </Button>
-        </>
-      }
-    >
-      <div className="stack">
-        <InlineError>{errors.form}</InlineError>
-        <Field label="Name" error={errors.name}>
-          <input className="input" value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="Support line" />
-        </Field>
-        <Field label="Channel" hint="The sandbox simulates a phone network: no outside account needed.">
-          <select className="select" value="sandbox" disabled>
-            <option value="sandbox">Sandbox</option>
-          </select>
-        </Field>
-        <label className={styles.check}>
-          <input type="checkbox" className="checkbox" checked={autoPair} onChange={(e) => setAutoPair(e.target.checked)} />
-          <span>Pair automatically on connect (as if the QR code were scanned)</span>
-        </label>
-        <label className={styles.check}>
-          <input type="checkbox" className="checkbox" checked={connect} onChange={(e) => setConnect(e.target.checked)} />
-          <span>Connect now</span>
-        </label>
-      </div>
-    </Dialog>
-  );
-}
-
 type Action = 'connect' | 'disconnect' | 'restart' | 'pair';
 
 const actionDocs = {
@@ -144,7 +67,41 @@ const actionDone: Record<Action, string> = {
   pair: 'was paired',
 };
 
-function InstanceCard({ instance, onToast, onDelete }: { instance: InstanceFieldsFragment; onToast: (m: string) => void; onDelete: () => void }) {
+/** An instance's config as its channel describes it: write-only values show as ********. */
+function Settings({ instance, channel }: { instance: InstanceFieldsFragment; channel?: ChannelInfo }) {
+  const config = instance.config && typeof instance.config === 'object' ? (instance.config as Record<string, unknown>) : {};
+  const rows = channel
+    ? channel.configFields.map((f) => ({ name: f.name, label: fieldLabel(f.name), value: displayValue(f, config[f.name]), secret: f.secret }))
+    : Object.entries(config).map(([k, v]) => ({ name: k, label: fieldLabel(k), value: displayValue(undefined, v), secret: false }));
+  if (!rows.length) return null;
+  return (
+    <details className={styles.settings}>
+      <summary>Settings</summary>
+      <dl className={styles.facts} aria-label={`Settings of ${instance.name}`}>
+        {rows.map((r) => (
+          <div key={r.name}>
+            <dt>{r.label}</dt>
+            <dd className={r.secret ? 'mono' : undefined}>{r.value}</dd>
+          </div>
+        ))}
+      </dl>
+    </details>
+  );
+}
+
+function InstanceCard({
+  instance,
+  channel,
+  onToast,
+  onEdit,
+  onDelete,
+}: {
+  instance: InstanceFieldsFragment;
+  channel?: ChannelInfo;
+  onToast: (m: string) => void;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
   const client = useClient();
   const [busy, setBusy] = useState<Action | null>(null);
   const [error, setError] = useState('');
@@ -182,12 +139,23 @@ function InstanceCard({ instance, onToast, onDelete }: { instance: InstanceField
           <Button size="sm" icon={<RotateCw size={14} aria-hidden="true" />} loading={busy === 'restart'} onClick={() => run('restart')} aria-label={`Restart ${i.name}`}>
             Restart
           </Button>
+          {channel && (
+            <Button size="sm" icon={<Pencil size={14} aria-hidden="true" />} onClick={onEdit} aria-label={`Edit ${i.name}`}>
+              Edit
+            </Button>
+          )}
           <Button size="sm" variant="ghost" icon={<Trash2 size={14} aria-hidden="true" />} onClick={onDelete} aria-label={`Delete ${i.name}`}>
             Delete
           </Button>
         </>
       }
     >
+      {i.status === 'failed' && (
+        <InlineError>
+          <strong>Connection failed:</strong> {i.statusReason || 'no reason given.'}
+          {channel?.configFields.length ? ' Check its settings (Edit), then connect again.' : ' Connect to try again.'}
+        </InlineError>
+      )}
       <dl className={styles.facts}>
         <div>
           <dt>Number</dt>
@@ -195,7 +163,7 @@ function InstanceCard({ instance, onToast, onDelete }: { instance: InstanceField
         </div>
         <div>
           <dt>Channel</dt>
-          <dd>{i.channel}</dd>
+          <dd>{channelLabel(i.channel)}</dd>
         </div>
         <div>
           <dt>ID</dt>
@@ -208,7 +176,8 @@ function InstanceCard({ instance, onToast, onDelete }: { instance: InstanceField
           </dd>
         </div>
       </dl>
-      {i.statusReason && i.status === 'failed' && <InlineError>{i.statusReason}</InlineError>}
+      {i.callbackUrl && <CallbackUrl instance={{ ...i, callbackUrl: i.callbackUrl }} onRotated={() => onToast(`${i.name} has a new callback URL`)} />}
+      <Settings instance={i} channel={channel} />
       <InlineError>{error}</InlineError>
       {i.status === 'pairing' && (
         <>
@@ -243,8 +212,13 @@ export default function InstancesPage() {
   const [result, refetch] = useQuery({ query: InstancesDocument, variables: { first: 100 } });
   const [createOpen, setCreateOpen] = useState(false);
   const [toast, setToast] = useState('');
+  const [channelsResult, refetchChannels] = useQuery({ query: ChannelsDocument });
   const [deleting, setDeleting] = useState<InstanceFieldsFragment | null>(null);
+  const [editing, setEditing] = useState<InstanceFieldsFragment | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
+  const channels = channelsResult.data?.channels;
+  const channelOf = (name: string) => channels?.find((c) => c.name === name);
+  const editingChannel = editing ? channelOf(editing.channel) : undefined;
   useMessagingEvents(null, ['instance.'], reload);
   const list = result.data?.instances.nodes ?? [];
 
@@ -285,7 +259,13 @@ export default function InstancesPage() {
         <div className="stack" role="list" aria-label="Instances">
           {list.map((i) => (
             <div role="listitem" key={i.id}>
-              <InstanceCard instance={i} onToast={(m) => (setToast(m), reload())} onDelete={() => setDeleting(i)} />
+              <InstanceCard
+                instance={i}
+                channel={channelOf(i.channel)}
+                onToast={(m) => (setToast(m), reload())}
+                onEdit={() => setEditing(i)}
+                onDelete={() => setDeleting(i)}
+              />
             </div>
           ))}
         </div>
@@ -293,11 +273,29 @@ export default function InstancesPage() {
       <CreateInstanceDialog
         open={createOpen}
         onOpenChange={setCreateOpen}
+        channels={{
+          channels,
+          error: channelsResult.error && !channelsResult.data ? errorMessage(channelsResult.error) : undefined,
+          retry: () => refetchChannels({ requestPolicy: 'network-only' }),
+        }}
         onCreated={(i) => {
           setToast(`Instance ${i.name} created`);
           reload();
         }}
       />
+      {editing && editingChannel && (
+        <EditInstanceDialog
+          key={editing.id}
+          instance={editing}
+          channel={editingChannel}
+          onClose={() => setEditing(null)}
+          onSaved={(i) => {
+            setEditing(null);
+            setToast(`${i.name} saved`);
+            reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={!!deleting}
         onOpenChange={(o) => !o && setDeleting(null)}

@@ -1,4 +1,4 @@
-import type { ChatFieldsFragment, ContactFieldsFragment, GroupFieldsFragment, InstanceFieldsFragment, MessageFieldsFragment } from '../../graphql/generated';
+import type { ChannelsQuery, ChatFieldsFragment, ContactFieldsFragment, GroupFieldsFragment, InstanceFieldsFragment, MessageFieldsFragment } from '../../graphql/generated';
 
 const at = '2025-01-01T00:00:00.000Z';
 
@@ -13,6 +13,7 @@ export function instance(over: Partial<InstanceFieldsFragment> = {}): InstanceFi
     address: '+15551110001',
     config: { auto_pair: false },
     messagesPerSecond: 20,
+    callbackUrl: null,
     connectedAt: at,
     createdAt: at,
     updatedAt: at,
@@ -36,6 +37,7 @@ export function message(over: Partial<MessageFieldsFragment> = {}): MessageField
     contact: null,
     poll: null,
     reaction: null,
+    template: null,
     replyTo: null,
     status: 'delivered',
     error: null,
@@ -93,4 +95,61 @@ export function contact(over: Partial<ContactFieldsFragment> = {}): ContactField
     createdAt: at,
     ...over,
   };
+}
+
+type ChannelFixture = ChannelsQuery['channels'][number];
+type ConfigFieldFixture = ChannelFixture['configFields'][number];
+
+function field(name: string, type: string, description: string, over: Partial<ConfigFieldFixture> = {}): ConfigFieldFixture {
+  return { __typename: 'ChannelConfigField', name, type, description, secret: false, required: false, default: null, ...over };
+}
+
+function capabilities(pairing: boolean): ChannelFixture['capabilities'] {
+  return { __typename: 'ChannelCapabilities', messageTypes: ['text', 'image'], receipts: pairing ? ['delivered', 'read'] : [], pairing };
+}
+
+/** The channels as the server describes them (see backend/channels/*: ConfigFields). */
+export function channels(): ChannelFixture[] {
+  return [
+    {
+      __typename: 'Channel',
+      name: 'sandbox',
+      callsBack: false,
+      capabilities: capabilities(true),
+      configFields: [
+        field('auto_pair', 'bool', 'Pair at once on connect, as if the QR code had been scanned.', { default: false }),
+        field('delivered_after_ms', 'int', 'How long the simulated peer takes to report delivered, in milliseconds.', { default: 200 }),
+        field('read_after_ms', 'int', 'How long the simulated peer takes to report read, in milliseconds after delivered.', { default: 1000 }),
+        field('echo', 'bool', 'The simulated peer answers every message it reads with an echo.', { default: false }),
+        field('token', 'string', 'A stand-in for a provider credential: write-only, shown as ******** once set.', { secret: true }),
+      ],
+    },
+    {
+      __typename: 'Channel',
+      name: 'telegram',
+      callsBack: true,
+      capabilities: capabilities(false),
+      configFields: [
+        field('bot_token', 'string', "The bot's token, such as 123456789:AAH...: ask @BotFather on Telegram (/newbot for a new bot, /token for an existing one).", {
+          secret: true,
+          required: true,
+        }),
+      ],
+    },
+    {
+      __typename: 'Channel',
+      name: 'whatsapp_cloud',
+      callsBack: true,
+      capabilities: capabilities(false),
+      configFields: [
+        field('phone_number_id', 'string', 'The phone number ID (not the number itself): Meta App Dashboard → WhatsApp → API Setup.', { required: true }),
+        field('access_token', 'string', 'A System User access token with the whatsapp_business_messaging permission.', { secret: true, required: true }),
+        field('app_secret', 'string', 'The app secret (App settings → Basic): Meta signs every notification with it.', { secret: true, required: true }),
+        field('verify_token', 'string', "Any string you choose: paste it with the callback URL into the app's WhatsApp webhook configuration.", {
+          secret: true,
+          required: true,
+        }),
+      ],
+    },
+  ];
 }
