@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/backend/channels"
-	"github.com/switchboard-dev/switchboard/backend/channels/sandbox"
+	"github.com/switchboard-dev/switchboard/backend/blob"
+	"github.com/switchboard-dev/switchboard/backend/callbacks"
 	"github.com/switchboard-dev/switchboard/backend/hooks"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
+	"github.com/switchboard-dev/switchboard/backend/media"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/automation"
@@ -41,9 +42,12 @@ type App struct {
 	Automation *automation.Automation
 	Jobs       *jobs.Engine
 	Webhooks   *webhook.Sender
-	Handler    http.Handler
-	log        *slog.Logger
-	metrics    *metrics // served by MetricsHandler, never by Handler
+	// Blobs keeps received media, served at signed /media/ URLs.
+	Blobs     *blob.Store
+	mediaURLs *media.Signer
+	Handler   http.Handler
+	log       *slog.Logger
+	metrics   *metrics // served by MetricsHandler, never by Handler
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -78,7 +82,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers,
 		PerEndpoint: cfg.WebhookPerEndpoint, Logger: log})
 	engine.Register(sender.Kind())
-	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
+	blobs, signer, err := mediaStore(ctx, cfg, log)
+	if err != nil {
+		svc.Close()
+		st.Close()
+		return nil, err
+	}
+	msg := messaging.New(svc, drivers(cfg, policy), messaging.Config{CallbackBase: cfg.BaseURL + "/channels",
+		Media: mediaConfig(cfg, blobs, signer)})
 	for _, k := range msg.Kinds(cfg.messageWorkers()) {
 		engine.Register(k)
 	}
@@ -99,7 +110,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	sender.Start(ctx)
 	lnk.Start()
-	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Automation: auto, Jobs: engine, Webhooks: sender, log: log}
+	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Automation: auto, Jobs: engine, Webhooks: sender,
+		Blobs: blobs, mediaURLs: signer, log: log}
 	a.Handler = a.routes()
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
@@ -111,6 +123,7 @@ func (a *App) Close() {
 	a.Jobs.Close()
 	a.Webhooks.Close()
 	a.Service.Close()
+	_ = a.Blobs.Close()
 	a.Store.Close()
 }
 
@@ -130,6 +143,8 @@ func (a *App) routes() http.Handler {
 		Messaging: a.Messaging, Links: a.Links, Automation: a.Automation}))
 	mux.Handle("/l/", shortlink.Handler(a.Links, "/l/", a.log))
 	mux.Handle(hooks.Prefix, hooks.Handler(a.Automation, a.log))
+	mux.Handle(callbacks.Prefix, callbacks.Handler(a.Messaging.Callbacks, a.Service.Clock(), a.log))
+	mux.Handle(media.Prefix, media.Handler(a.Blobs, a.mediaURLs, a.log))
 	mux.Handle("/user/", web.Handler())
 	mux.Handle("GET /user", http.RedirectHandler("/user/api", http.StatusFound))
 	mux.Handle("GET /{$}", http.RedirectHandler("/user/api", http.StatusFound))

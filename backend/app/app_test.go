@@ -10,6 +10,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +43,9 @@ func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, ni
 func newAppWithLogger(t *testing.T, dbURL string, cfg app.Config, log *slog.Logger) (*app.App, *httptest.Server) {
 	t.Helper()
 	cfg.DatabaseURL = dbURL
+	if cfg.MediaStore == "" {
+		cfg.MediaStore = "file://" + filepath.ToSlash(t.TempDir())
+	}
 	a, err := app.New(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"log/slog"
 	"math"
 	"net"
@@ -14,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/channels/telegram"
+	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud"
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/webhook"
 	"github.com/switchboard-dev/switchboard/graph"
 )
@@ -80,6 +82,18 @@ type Config struct {
 	LinkBlocklist []string
 	// GeoIPFile is a MaxMind country database for click countries; empty: unknown.
 	GeoIPFile string
+	// MediaStore is where received media is kept (file:///dir or s3://bucket?…); empty:
+	// ./data/media.
+	MediaStore string
+	// MediaMaxBytes bounds one received file; MediaTypes are the media types kept.
+	MediaMaxBytes int64
+	MediaTypes    []string
+	// MediaURLTTL is how long a signed media URL works.
+	MediaURLTTL time.Duration
+	// TelegramAPIURL and WhatsAppGraphURL are the providers' API origins (tests point them
+	// at fakes).
+	TelegramAPIURL   string
+	WhatsAppGraphURL string
 	// SecretsKey encrypts secrets kept at rest (webhook signing secrets, replayable
 	// responses that carry them). Empty: stored unencrypted (a warning is logged).
 	SecretsKey string
@@ -110,6 +124,12 @@ var Settings = []Setting{
 	{"SWITCHBOARD_SHORT_HOST", "", "", "origin of a dedicated short-link domain (e.g. https://sho.rt) answering /{slug}; empty = short links are BASE_URL/l/{slug}"},
 	{"SWITCHBOARD_LINK_BLOCKLIST", "", "", "comma-separated hosts short links may not point to (subdomains included)"},
 	{"SWITCHBOARD_GEOIP_FILE", "", "", "MaxMind country database (.mmdb) naming the country of link clicks; empty = country unknown"},
+	{"SWITCHBOARD_MEDIA_STORE", "", "", "where received media (photos, voice notes, documents from Telegram and WhatsApp) is kept: file:///abs/dir, or s3://bucket?region=…[&endpoint=https://…&use_path_style=true] for S3, MinIO or R2 (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS SDK's usual sources); empty = ./data/media"},
+	{"SWITCHBOARD_MEDIA_MAX_BYTES", "", strconv.Itoa(messaging.DefaultMediaMaxBytes), "largest received file kept, in bytes (larger ones are noted as not_stored: too_large)"},
+	{"SWITCHBOARD_MEDIA_TYPES", "", strings.Join(messaging.DefaultMediaTypes, ","), "comma-separated media types kept, exact (application/pdf) or by family (image/*)"},
+	{"SWITCHBOARD_MEDIA_URL_TTL", "", "1h0m0s", "how long a signed media URL (/media/…) works"},
+	{"SWITCHBOARD_TELEGRAM_API_URL", "", telegram.DefaultServerURL, "the Telegram Bot API origin (a local Bot API server, or a fake in tests)"},
+	{"SWITCHBOARD_WHATSAPP_GRAPH_URL", "", whatsappcloud.DefaultGraphURL, "the Graph API origin WhatsApp Cloud is reached at (a fake in tests)"},
 	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts webhook signing secrets at rest (AES-256-GCM). Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
@@ -166,6 +186,15 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			c.LinkBlocklist = append(c.LinkBlocklist, h)
 		}
 	}
+	c.MediaStore, c.TelegramAPIURL, c.WhatsAppGraphURL = get("SWITCHBOARD_MEDIA_STORE"),
+		strings.TrimRight(get("SWITCHBOARD_TELEGRAM_API_URL"), "/"), strings.TrimRight(get("SWITCHBOARD_WHATSAPP_GRAPH_URL"), "/")
+	parse("SWITCHBOARD_MEDIA_MAX_BYTES", "a whole number of bytes", func(v string) (e error) { c.MediaMaxBytes, e = strconv.ParseInt(v, 10, 64); return })
+	parse("SWITCHBOARD_MEDIA_URL_TTL", "a duration such as 15m or 1h", func(v string) (e error) { c.MediaURLTTL, e = time.ParseDuration(v); return })
+	for _, t := range strings.Split(get("SWITCHBOARD_MEDIA_TYPES"), ",") {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			c.MediaTypes = append(c.MediaTypes, t)
+		}
+	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if c.BaseURL == "" {
 		c.BaseURL = BaseURLFor(c.Addr)
@@ -219,6 +248,17 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookPerEndpoint < 1 {
 		bad("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "%d: must be at least 1", c.WebhookPerEndpoint)
+	}
+	if c.MediaMaxBytes < 0 {
+		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1", c.MediaMaxBytes)
+	}
+	if c.MediaURLTTL < 0 || (c.MediaURLTTL > 0 && c.MediaURLTTL < time.Minute) || c.MediaURLTTL > 7*24*time.Hour {
+		bad("SWITCHBOARD_MEDIA_URL_TTL", "%v: must be between 1m and 168h", c.MediaURLTTL)
+	}
+	for env, v := range map[string]string{"SWITCHBOARD_TELEGRAM_API_URL": c.TelegramAPIURL, "SWITCHBOARD_WHATSAPP_GRAPH_URL": c.WhatsAppGraphURL} {
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			bad(env, "%q must be an http(s) origin", v)
+		}
 	}
 	if c.WebhookLease < MinWebhookLease {
 		bad("SWITCHBOARD_WEBHOOK_LEASE", "%v: must be at least %v", c.WebhookLease, MinWebhookLease)

@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
+	"github.com/switchboard-dev/switchboard/backend/channels/telegram"
+	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud"
 	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
 	"github.com/switchboard-dev/switchboard/graph"
@@ -53,6 +56,8 @@ func TestDefaultsAgree(t *testing.T) {
 		GraphQLIntrospection: true, GraphQLComplexity: graph.DefaultComplexityLimit,
 		WebhookLease: app.DefaultWebhookLease, WebhookWorkers: app.DefaultWebhookWorkers, MessageWorkers: 64,
 		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, LogLevel: "info", LogFormat: "json",
+		MediaMaxBytes: messaging.DefaultMediaMaxBytes, MediaTypes: messaging.DefaultMediaTypes, MediaURLTTL: time.Hour,
+		TelegramAPIURL: telegram.DefaultServerURL, WhatsAppGraphURL: whatsappcloud.DefaultGraphURL,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", cfg, want)

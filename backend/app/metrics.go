@@ -66,6 +66,10 @@ func surface(path string) string {
 		return "redirect"
 	case strings.HasPrefix(path, "/hooks/"):
 		return "hooks"
+	case strings.HasPrefix(path, "/channels/"):
+		return "channels"
+	case strings.HasPrefix(path, "/media/"):
+		return "media"
 	}
 	return "other"
 }

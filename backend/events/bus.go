@@ -6,6 +6,7 @@ package events
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
@@ -18,6 +19,8 @@ var ErrSlowSubscriber = errors.New("subscriber too slow: buffer full")
 type Bus struct {
 	mu   sync.RWMutex
 	subs map[string]map[*Subscription]struct{} // workspace id → subscriptions
+	// dropped counts subscribers ended for being too slow (a metric).
+	dropped atomic.Int64
 }
 
 // NewBus returns an empty bus.
@@ -66,9 +69,13 @@ func (b *Bus) Publish(e domain.Event) {
 	}
 	b.mu.RUnlock()
 	for _, s := range slow {
+		b.dropped.Add(1)
 		s.close(ErrSlowSubscriber)
 	}
 }
+
+// Dropped counts the subscribers ended so far because their buffer was full.
+func (b *Bus) Dropped() int64 { return b.dropped.Load() }
 
 // Idle tells that nobody is subscribed on this replica (so there is nothing to publish).
 func (b *Bus) Idle() bool {

@@ -292,11 +292,16 @@ func HeaderValue(h http.Header, canonicalKey string) string {
 	return ""
 }
 
-// LoggedPath is a path as the access log shows it: the token of /hooks/{token} is a secret
-// (it lets anyone publish), so it never reaches a log.
+// LoggedPath is a path as the access log shows it: the tokens of /hooks/{token} and
+// /channels/{driver}/{token} are secrets (they let anyone publish, or route a provider's
+// call), so they never reach a log.
 func LoggedPath(p string) string {
 	if strings.HasPrefix(p, "/hooks/") {
 		return "/hooks/{token}"
+	}
+	if rest, ok := strings.CutPrefix(p, "/channels/"); ok {
+		driver, _, _ := strings.Cut(rest, "/")
+		return "/channels/" + driver + "/{token}"
 	}
 	return p
 }

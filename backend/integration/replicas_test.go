@@ -81,6 +81,8 @@ func startReplica(t *testing.T, name, dbURL string, env ...string) *replica {
 		"SWITCHBOARD_WEBHOOK_ALLOWLIST=127.0.0.1",
 		"SWITCHBOARD_LOG_LEVEL=warn",
 		"SWITCHBOARD_RATE_LIMIT=1000", "SWITCHBOARD_RATE_BURST=1000",
+		"SWITCHBOARD_MEDIA_STORE=file://"+filepath.ToSlash(t.TempDir()),
+		"SWITCHBOARD_SECRETS_KEY=integration-test-secrets-key", // replicas sign media URLs alike
 	)
 	r.cmd.Env = append(r.cmd.Env, env...)
 	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs

@@ -21,6 +21,7 @@ func (s *Store) Listen(ctx context.Context, log *slog.Logger, onReconnect func()
 		case pq.ListenerEventDisconnected:
 			log.Warn("notification listener disconnected", "err", err)
 		case pq.ListenerEventReconnected:
+			s.reconnects.Add(1)
 			log.Info("notification listener reconnected")
 			if onReconnect != nil {
 				onReconnect()
@@ -61,3 +62,7 @@ func (s *Store) Listen(ctx context.Context, log *slog.Logger, onReconnect func()
 	}()
 	return nil
 }
+
+// ListenerReconnects counts how often the notification listener lost its connection and
+// re-established it (a metric).
+func (s *Store) ListenerReconnects() int64 { return s.reconnects.Load() }

@@ -54,6 +54,8 @@ type Store struct {
 	notifyMu sync.RWMutex
 	handlers map[string][]func(payload string)
 	listener *pq.Listener // set while Listen runs (PostgreSQL)
+	// reconnects counts the listener's reconnections.
+	reconnects atomic.Int64
 
 	announcer announcer // Tx.Announce's batches (announce.go)
 }

@@ -123,20 +123,33 @@ func mapError(err error) error {
 		return &channels.SendError{Code: errCodeUnauthorized, Permanent: true,
 			Message: fmt.Sprintf("WhatsApp refused the access token (%d): %s", f.Code, f.text())}
 	case f.Code == codeReEngagement:
-		return &channels.SendError{Code: "outside_customer_service_window", Permanent: true,
+		return &channels.SendError{Code: failureCode(f.Code), Permanent: true,
 			Message: "more than 24 hours have passed since the customer last wrote: only an approved template message can reach them now"}
 	case f.Code == codeUndeliverable:
-		return &channels.SendError{Code: "recipient_unreachable", Permanent: true, Message: f.text()}
+		return &channels.SendError{Code: failureCode(f.Code), Permanent: true, Message: f.text()}
 	case f.Status >= 500:
 		return f // the provider's trouble: retried
 	case f.Status >= 400:
-		code := "provider_error_" + strconv.Itoa(f.Code)
+		code := failureCode(f.Code)
 		if f.Code == 0 {
 			code = "provider_error_http_" + strconv.Itoa(f.Status)
 		}
 		return &channels.SendError{Code: code, Permanent: true, Message: f.text()}
 	}
 	return f
+}
+
+// failureCode is our code for a message WhatsApp refused, the same whether the refusal
+// answers the send or arrives later as a failed status: the two we can name, else the
+// provider's number.
+func failureCode(code int) string {
+	switch code {
+	case codeReEngagement:
+		return "outside_customer_service_window"
+	case codeUndeliverable:
+		return "recipient_unreachable"
+	}
+	return "provider_error_" + strconv.Itoa(code)
 }
 
 // fail maps err and, when the token was refused, fails the instance through the host so

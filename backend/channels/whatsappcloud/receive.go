@@ -301,7 +301,7 @@ func receipt(s statusUpdate) (channels.Receipt, bool) {
 		r.Status = domain.MessageFailed
 		if len(s.Errors) > 0 {
 			e := s.Errors[0]
-			r.ErrorCode = "provider_error_" + strconv.Itoa(e.Code)
+			r.ErrorCode = failureCode(e.Code)
 			msg := e.Title
 			if msg == "" {
 				msg = e.Message
@@ -309,7 +309,7 @@ func receipt(s statusUpdate) (channels.Receipt, bool) {
 			if d := e.ErrorData.Details; d != "" && d != msg {
 				msg += ": " + d
 			}
-			r.ErrorMessage = msg
+			r.ErrorMessage = "(" + strconv.Itoa(e.Code) + ") " + msg
 		}
 	default:
 		return r, false // "deleted", "warning": nothing our statuses say

@@ -186,8 +186,8 @@ func TestStatusesBecomeReceipts(t *testing.T) {
 		{ProviderMessageID: "wamid.A", Status: domain.MessageSent, At: at},
 		{ProviderMessageID: "wamid.A", Status: domain.MessageDelivered, At: at},
 		{ProviderMessageID: "wamid.A", Status: domain.MessageRead, At: at},
-		{ProviderMessageID: "wamid.B", Status: domain.MessageFailed, ErrorCode: "provider_error_131047",
-			ErrorMessage: "Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
+		{ProviderMessageID: "wamid.B", Status: domain.MessageFailed, ErrorCode: "outside_customer_service_window",
+			ErrorMessage: "(131047) Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
 			At:           at},
 	}
 	if len(evs) != len(want) {

@@ -251,7 +251,20 @@ func (c *core) applyGroup(ctx context.Context, tx *store.Tx, inst store.StoredIn
 		g = domain.Group{ID: domain.NewID(domain.PrefixGroup), WorkspaceID: inst.WorkspaceID, InstanceID: inst.ID,
 			Address: ge.Info.Address, CreatedAt: now}
 	}
-	g.Subject, g.Description, g.Participants, g.UpdatedAt = ge.Info.Subject, ge.Info.Description, ge.Info.Participants, now
+	// Channels that cannot list members (a Telegram bot) report changes without the whole
+	// group: what they leave out is kept.
+	if ge.Info.Subject != "" || isNew {
+		g.Subject = ge.Info.Subject
+	}
+	if ge.Info.Description != "" || ge.Info.Participants != nil || isNew {
+		g.Description = ge.Info.Description
+	}
+	if ge.Info.Participants != nil {
+		g.Participants = ge.Info.Participants
+	} else if ge.Action == channels.GroupParticipants {
+		g.Participants = domain.ChangeParticipants(g.Participants, ge.Added, ge.Removed)
+	}
+	g.UpdatedAt = now
 	if ge.Info.Owner != "" {
 		g.Owner = ge.Info.Owner
 	}

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/backend/blob"
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
@@ -22,8 +23,7 @@ import (
 
 // MediaStore keeps received files (the blob store: a directory, or S3-compatible storage).
 type MediaStore interface {
-	// Put stores r under key, refusing more than maxBytes with an error that Is
-	// channels.ErrMediaTooLarge.
+	// Put stores r under key, refusing more than maxBytes with blob.ErrTooLarge.
 	Put(ctx context.Context, key, contentType string, r io.Reader, maxBytes int64) (int64, error)
 }
 
@@ -121,7 +121,7 @@ func (c *core) fetchMedia(ctx context.Context, inst store.StoredInstance, ib *ch
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, channels.ErrMediaTooLarge):
+	case errors.Is(err, channels.ErrMediaTooLarge) || errors.Is(err, blob.ErrTooLarge):
 		md.NotStored = notStoredTooLarge
 		return nil
 	case errors.Is(err, errMediaType):
