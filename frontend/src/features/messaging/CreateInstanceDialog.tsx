@@ -119,7 +119,10 @@ export function CreateInstanceDialog({
         {channels ? (
           <>
             <ChannelPicker channels={channels} value={channel?.name ?? ''} onChange={pick} />
-            <ConfigFields fields={fields} values={values} errors={errors} onChange={(k, v) => setEdits((cur) => ({ ...cur, [k]: v }))} />
+            <ConfigFields fields={fields} values={values} errors={errors} onChange={(k, v) => {
+              setEdits((cur) => ({ ...cur, [k]: v }));
+              setErrors((cur) => ({ ...cur, [k]: '' }));
+            }} />
           </>
         ) : channelsError ? (
           <InlineError>

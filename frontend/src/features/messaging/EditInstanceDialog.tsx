@@ -85,7 +85,10 @@ export function EditInstanceDialog({
         <Field label="Name" error={errors.name}>
           <input className="input" value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
         </Field>
-        <ConfigFields fields={fields} values={values} errors={errors} onChange={(k, v) => setValues((cur) => ({ ...cur, [k]: v }))} />
+        <ConfigFields fields={fields} values={values} errors={errors} onChange={(k, v) => {
+              setValues((cur) => ({ ...cur, [k]: v }));
+              setErrors((cur) => ({ ...cur, [k]: '' }));
+            }} />
       </div>
     </Dialog>
   );

@@ -151,10 +151,12 @@ function InstanceCard({
       }
     >
       {i.status === 'failed' && (
-        <InlineError>
-          <strong>Connection failed:</strong> {i.statusReason || 'no reason given.'}
-          {channel?.configFields.length ? ' Check its settings (Edit), then connect again.' : ' Connect to try again.'}
-        </InlineError>
+        <div className={styles.failure}>
+          <InlineError>
+            <strong>Connection failed:</strong> {i.statusReason || 'no reason given.'}
+            <span className={styles.failureHint}>{channel?.configFields.length ? 'Check its settings (Edit), then connect again.' : 'Connect to try again.'}</span>
+          </InlineError>
+        </div>
       )}
       <dl className={styles.facts}>
         <div>
