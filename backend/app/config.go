@@ -130,7 +130,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_MEDIA_URL_TTL", "", "1h0m0s", "how long a signed media URL (/media/…) works"},
 	{"SWITCHBOARD_TELEGRAM_API_URL", "", telegram.DefaultServerURL, "the Telegram Bot API origin (a local Bot API server, or a fake in tests)"},
 	{"SWITCHBOARD_WHATSAPP_GRAPH_URL", "", whatsappcloud.DefaultGraphURL, "the Graph API origin WhatsApp Cloud is reached at (a fake in tests)"},
-	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts webhook signing secrets at rest (AES-256-GCM). Keep it stable: changing it makes stored secrets unreadable"},
+	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts secrets at rest (AES-256-GCM: webhook signing secrets, channel tokens and app secrets, callback tokens) and derives the key that signs media URLs, so every replica must share it. Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
 }
@@ -250,7 +250,7 @@ func (c Config) Validate() error {
 		bad("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "%d: must be at least 1", c.WebhookPerEndpoint)
 	}
 	if c.MediaMaxBytes < 0 {
-		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1", c.MediaMaxBytes)
+		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaMaxBytes)
 	}
 	if c.MediaURLTTL < 0 || (c.MediaURLTTL > 0 && c.MediaURLTTL < time.Minute) || c.MediaURLTTL > 7*24*time.Hour {
 		bad("SWITCHBOARD_MEDIA_URL_TTL", "%v: must be between 1m and 168h", c.MediaURLTTL)
