@@ -129,7 +129,7 @@ func (a *App) Close() {
 
 func (a *App) routes() http.Handler {
 	cfg := a.Config
-	m := newMetrics(a.Service, a.Links)
+	m := newMetrics(a)
 	a.metrics = m
 	mux := http.NewServeMux()
 	// One per-key rate limiter for both API transports: a key spends one bucket.

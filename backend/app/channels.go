@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"time"
@@ -28,17 +27,18 @@ import (
 const providerTimeout = 30 * time.Second
 
 // drivers returns every channel: the sandbox, Telegram and WhatsApp Cloud. Provider APIs
-// are reached directly (their hosts are the operator's settings); the URLs WhatsApp hands
-// out for media downloads go through the SSRF policy, like webhooks.
+// are reached directly (their hosts are the operator's settings); media URLs (those a send
+// names, and those WhatsApp hands out for downloads) go through the SSRF policy, like
+// webhooks.
 func drivers(cfg Config, policy *ssrf.Policy) *channels.Registry {
 	api := &http.Client{Timeout: providerTimeout}
-	guarded := &http.Client{Timeout: providerTimeout,
-		Transport: &http.Transport{Proxy: nil, ForceAttemptHTTP2: true, TLSHandshakeTimeout: 10 * time.Second,
-			DialContext: policy.DialContext(&net.Dialer{Timeout: 10 * time.Second})},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// Media a send names by URL is fetched by us, through the SSRF policy, and uploaded.
+	guarded := channels.GuardedClient(policy, providerTimeout)
 	return channels.NewRegistry(sandbox.New(),
-		telegram.New(telegram.Options{ServerURL: cfg.TelegramAPIURL, Client: api}),
-		whatsappcloud.New(whatsappcloud.Options{GraphURL: cfg.WhatsAppGraphURL, Client: api, MediaClient: guarded}))
+		telegram.New(telegram.Options{ServerURL: cfg.TelegramAPIURL, Client: api, MediaClient: guarded,
+			MaxMediaBytes: cfg.MediaUploadMaxBytes}),
+		whatsappcloud.New(whatsappcloud.Options{GraphURL: cfg.WhatsAppGraphURL, Client: api, MediaClient: guarded,
+			MaxMediaBytes: cfg.MediaUploadMaxBytes}))
 }
 
 // mediaStore opens the blob store and the signer of media URLs.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/channels/telegram"
 	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud"
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -88,6 +89,9 @@ type Config struct {
 	// MediaMaxBytes bounds one received file; MediaTypes are the media types kept.
 	MediaMaxBytes int64
 	MediaTypes    []string
+	// MediaUploadMaxBytes bounds a file a send names by URL (fetched, then uploaded to the
+	// channel); 0: the drivers' default.
+	MediaUploadMaxBytes int64
 	// MediaURLTTL is how long a signed media URL works.
 	MediaURLTTL time.Duration
 	// TelegramAPIURL and WhatsAppGraphURL are the providers' API origins (tests point them
@@ -127,10 +131,11 @@ var Settings = []Setting{
 	{"SWITCHBOARD_MEDIA_STORE", "", "", "where received media (photos, voice notes, documents from Telegram and WhatsApp) is kept: file:///abs/dir, or s3://bucket?region=…[&endpoint=https://…&use_path_style=true] for S3, MinIO or R2 (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS SDK's usual sources); empty = ./data/media"},
 	{"SWITCHBOARD_MEDIA_MAX_BYTES", "", strconv.Itoa(messaging.DefaultMediaMaxBytes), "largest received file kept, in bytes (larger ones are noted as not_stored: too_large)"},
 	{"SWITCHBOARD_MEDIA_TYPES", "", strings.Join(messaging.DefaultMediaTypes, ","), "comma-separated media types kept, exact (application/pdf) or by family (image/*)"},
+	{"SWITCHBOARD_MEDIA_UPLOAD_MAX_BYTES", "", strconv.Itoa(channels.DefaultMaxUploadBytes), "largest file a send may name by media.url: Switchboard fetches it (through the SSRF policy) and uploads it to the channel, holding it in memory meanwhile"},
 	{"SWITCHBOARD_MEDIA_URL_TTL", "", "1h0m0s", "how long a signed media URL (/media/…) works"},
 	{"SWITCHBOARD_TELEGRAM_API_URL", "", telegram.DefaultServerURL, "the Telegram Bot API origin (a local Bot API server, or a fake in tests)"},
 	{"SWITCHBOARD_WHATSAPP_GRAPH_URL", "", whatsappcloud.DefaultGraphURL, "the Graph API origin WhatsApp Cloud is reached at (a fake in tests)"},
-	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts webhook signing secrets at rest (AES-256-GCM). Keep it stable: changing it makes stored secrets unreadable"},
+	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts secrets at rest (AES-256-GCM: webhook signing secrets, channel tokens and app secrets, callback tokens) and derives the key that signs media URLs, so every replica must share it. Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
 }
@@ -189,6 +194,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.MediaStore, c.TelegramAPIURL, c.WhatsAppGraphURL = get("SWITCHBOARD_MEDIA_STORE"),
 		strings.TrimRight(get("SWITCHBOARD_TELEGRAM_API_URL"), "/"), strings.TrimRight(get("SWITCHBOARD_WHATSAPP_GRAPH_URL"), "/")
 	parse("SWITCHBOARD_MEDIA_MAX_BYTES", "a whole number of bytes", func(v string) (e error) { c.MediaMaxBytes, e = strconv.ParseInt(v, 10, 64); return })
+	parse("SWITCHBOARD_MEDIA_UPLOAD_MAX_BYTES", "a whole number of bytes", func(v string) (e error) { c.MediaUploadMaxBytes, e = strconv.ParseInt(v, 10, 64); return })
 	parse("SWITCHBOARD_MEDIA_URL_TTL", "a duration such as 15m or 1h", func(v string) (e error) { c.MediaURLTTL, e = time.ParseDuration(v); return })
 	for _, t := range strings.Split(get("SWITCHBOARD_MEDIA_TYPES"), ",") {
 		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
@@ -250,7 +256,10 @@ func (c Config) Validate() error {
 		bad("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "%d: must be at least 1", c.WebhookPerEndpoint)
 	}
 	if c.MediaMaxBytes < 0 {
-		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1", c.MediaMaxBytes)
+		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaMaxBytes)
+	}
+	if c.MediaUploadMaxBytes < 0 {
+		bad("SWITCHBOARD_MEDIA_UPLOAD_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaUploadMaxBytes)
 	}
 	if c.MediaURLTTL < 0 || (c.MediaURLTTL > 0 && c.MediaURLTTL < time.Minute) || c.MediaURLTTL > 7*24*time.Hour {
 		bad("SWITCHBOARD_MEDIA_URL_TTL", "%v: must be between 1m and 168h", c.MediaURLTTL)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
+	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/channels/telegram"
 	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud"
 	"github.com/switchboard-dev/switchboard/backend/rest"
@@ -57,7 +58,8 @@ func TestDefaultsAgree(t *testing.T) {
 		WebhookLease: app.DefaultWebhookLease, WebhookWorkers: app.DefaultWebhookWorkers, MessageWorkers: 64,
 		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, LogLevel: "info", LogFormat: "json",
 		MediaMaxBytes: messaging.DefaultMediaMaxBytes, MediaTypes: messaging.DefaultMediaTypes, MediaURLTTL: time.Hour,
-		TelegramAPIURL: telegram.DefaultServerURL, WhatsAppGraphURL: whatsappcloud.DefaultGraphURL,
+		MediaUploadMaxBytes: channels.DefaultMaxUploadBytes,
+		TelegramAPIURL:      telegram.DefaultServerURL, WhatsAppGraphURL: whatsappcloud.DefaultGraphURL,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", cfg, want)

@@ -1,7 +1,11 @@
 package app
 
 import (
+	"context"
+	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,9 +16,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
-	"github.com/switchboard-dev/switchboard/backend/service"
-	"github.com/switchboard-dev/switchboard/backend/service/links"
+	"github.com/switchboard-dev/switchboard/backend/jobs"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 // metrics is one app's Prometheus registry (per app, so tests can run several apps).
@@ -27,7 +32,8 @@ type metrics struct {
 	cache atomic.Pointer[map[seriesKey]series]
 }
 
-func newMetrics(svc *service.Service, lnk *links.Links) *metrics {
+func newMetrics(a *App) *metrics {
+	svc, lnk := a.Service, a.Links
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -49,7 +55,15 @@ func newMetrics(svc *service.Service, lnk *links.Links) *metrics {
 		}, func() float64 { return float64(lnk.WrittenClicks()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "switchboard_link_clicks_dropped_total", Help: "Short-link clicks dropped because the click buffer was full (the database far behind).",
-		}, func() float64 { return float64(lnk.DroppedClicks()) }))
+		}, func() float64 { return float64(lnk.DroppedClicks()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "switchboard_bus_dropped_subscribers_total", Help: "Live event subscriptions ended on this replica because the subscriber fell behind (its buffer was full).",
+		}, func() float64 { return float64(svc.Bus().Dropped()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "switchboard_listener_reconnects_total", Help: "Times this replica's database notification listener (LISTEN, PostgreSQL) lost its connection and reconnected.",
+		}, func() float64 { return float64(a.Store.ListenerReconnects()) }),
+		newPoolCollector(a.Store),
+		newJobsCollector(a.Store, a.Jobs, svc.Clock(), a.log))
 	return m
 }
 
@@ -136,4 +150,136 @@ func (m *metrics) series(surface, method string, status int) series {
 	next[k] = c
 	m.cache.Store(&next)
 	return c
+}
+
+// poolCollector reports the database connection pool, from one reading per scrape.
+type poolCollector struct {
+	st                     *store.Store
+	inUse, idle, maxOpen   *prometheus.Desc
+	waitCount, waitSeconds *prometheus.Desc
+}
+
+func newPoolCollector(st *store.Store) *poolCollector {
+	return &poolCollector{st: st,
+		inUse:       prometheus.NewDesc("switchboard_db_connections_in_use", "Database connections in use (executing a statement or held by a transaction).", nil, nil),
+		idle:        prometheus.NewDesc("switchboard_db_connections_idle", "Database connections open and idle in the pool.", nil, nil),
+		maxOpen:     prometheus.NewDesc("switchboard_db_max_open_connections", "The most database connections this replica opens at once.", nil, nil),
+		waitCount:   prometheus.NewDesc("switchboard_db_wait_count_total", "Times a caller waited for a database connection because all were in use.", nil, nil),
+		waitSeconds: prometheus.NewDesc("switchboard_db_wait_seconds_total", "Total time callers waited for a database connection.", nil, nil),
+	}
+}
+
+func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.inUse
+	ch <- c.idle
+	ch <- c.maxOpen
+	ch <- c.waitCount
+	ch <- c.waitSeconds
+}
+
+func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.st.PoolStats()
+	ch <- prometheus.MustNewConstMetric(c.inUse, prometheus.GaugeValue, float64(s.InUse))
+	ch <- prometheus.MustNewConstMetric(c.idle, prometheus.GaugeValue, float64(s.Idle))
+	ch <- prometheus.MustNewConstMetric(c.maxOpen, prometheus.GaugeValue, float64(s.MaxOpenConnections))
+	ch <- prometheus.MustNewConstMetric(c.waitCount, prometheus.CounterValue, float64(s.WaitCount))
+	ch <- prometheus.MustNewConstMetric(c.waitSeconds, prometheus.CounterValue, s.WaitDuration.Seconds())
+}
+
+// jobsCacheFor is how long a reading of the jobs table serves scrapes: several scrapers (or
+// one retrying) cost one query.
+const jobsCacheFor = time.Second
+
+// jobsQueryTimeout bounds the query (a scrape should answer well within its timeout).
+const jobsQueryTimeout = 3 * time.Second
+
+// jobsCollector reports per kind the queue as the database holds it (shared by every
+// replica: every replica reports the same figures) and this replica's engine's counters.
+type jobsCollector struct {
+	st    *store.Store
+	eng   *jobs.Engine
+	clock domain.Clock
+	log   *slog.Logger
+
+	queued, running, oldest     *prometheus.Desc
+	attempts, failures, retries *prometheus.Desc
+
+	mu      sync.Mutex // one query at a time; later scrapes wait for it and share it
+	readAt  time.Time
+	reading map[string]store.JobKindStats
+	ok      bool // the last query worked
+	failing bool // its failure was logged (once until a success)
+}
+
+func newJobsCollector(st *store.Store, eng *jobs.Engine, clock domain.Clock, log *slog.Logger) *jobsCollector {
+	kind := []string{"kind"}
+	return &jobsCollector{st: st, eng: eng, clock: clock, log: log,
+		queued:   prometheus.NewDesc("switchboard_jobs_queued", "Jobs waiting to run, by kind: due now or scheduled later (retries). Read from the database: the same on every replica.", kind, nil),
+		running:  prometheus.NewDesc("switchboard_jobs_running", "Jobs held by a worker of any replica, by kind (including those of a dead worker until their lease is taken over). Read from the database.", kind, nil),
+		oldest:   prometheus.NewDesc("switchboard_jobs_oldest_queued_age_seconds", "How long the oldest due job of a kind has waited since it became due (0 when none is due). Read from the database.", kind, nil),
+		attempts: prometheus.NewDesc("switchboard_job_attempts_total", "Job attempts whose outcome this replica recorded (succeeded, retrying or failed), by kind; attempts handed back at shutdown are not counted.", kind, nil),
+		failures: prometheus.NewDesc("switchboard_job_failures_total", "Job attempts that failed for good on this replica (a permanent error, or out of attempts), by kind.", kind, nil),
+		retries:  prometheus.NewDesc("switchboard_job_retries_total", "Job attempts that failed on this replica and were scheduled to run again, by kind.", kind, nil),
+	}
+}
+
+func (c *jobsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.queued, c.running, c.oldest, c.attempts, c.failures, c.retries} {
+		ch <- d
+	}
+}
+
+func (c *jobsCollector) Collect(ch chan<- prometheus.Metric) {
+	stats := c.eng.Stats()
+	for _, s := range stats {
+		ch <- prometheus.MustNewConstMetric(c.attempts, prometheus.CounterValue, float64(s.Attempts), s.Kind)
+		ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(s.Failures), s.Kind)
+		ch <- prometheus.MustNewConstMetric(c.retries, prometheus.CounterValue, float64(s.Retries), s.Kind)
+	}
+	reading, ok := c.read()
+	if !ok {
+		return // no figures rather than stale ones: the series go absent while the database is unreachable
+	}
+	// Every registered kind has its series (0 when idle), and so has any kind found queued
+	// (enqueued by a newer or older version).
+	all := map[string]store.JobKindStats{}
+	for _, s := range stats {
+		all[s.Kind] = store.JobKindStats{}
+	}
+	maps.Copy(all, reading)
+	now := c.clock.Now()
+	for _, kind := range slices.Sorted(maps.Keys(all)) {
+		s := all[kind]
+		age := 0.0
+		if s.EarliestRunAt != nil && now.After(*s.EarliestRunAt) {
+			age = now.Sub(*s.EarliestRunAt).Seconds()
+		}
+		ch <- prometheus.MustNewConstMetric(c.queued, prometheus.GaugeValue, float64(s.Queued), kind)
+		ch <- prometheus.MustNewConstMetric(c.running, prometheus.GaugeValue, float64(s.Running), kind)
+		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age, kind)
+	}
+}
+
+// read returns the per-kind queue, from the database at most once per jobsCacheFor; ok is
+// false when that query failed.
+func (c *jobsCollector) read() (reading map[string]store.JobKindStats, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.readAt.IsZero() && time.Since(c.readAt) < jobsCacheFor {
+		return c.reading, c.ok
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), jobsQueryTimeout)
+	defer cancel()
+	reading, err := c.st.JobStats(ctx)
+	c.readAt = time.Now()
+	c.reading, c.ok = reading, err == nil
+	switch {
+	case err != nil && !c.failing:
+		c.failing = true
+		c.log.Warn("metrics: reading the job queue failed; its gauges are left out until it works again", "err", err)
+	case err == nil && c.failing:
+		c.failing = false
+		c.log.Info("metrics: reading the job queue works again")
+	}
+	return c.reading, c.ok
 }

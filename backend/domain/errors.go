@@ -71,18 +71,31 @@ func NotFound(what string) *Error {
 	return &Error{Code: CodeNotFound, Message: what + " not found"}
 }
 
-// Internal wraps an unexpected error; its text never reaches a client.
+// Internal wraps an unexpected error; its text never reaches a client. An error that says
+// "unavailable" inside (the database is restarting) stays what it is: the client should
+// retry, not report a bug.
 func Internal(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeUnavailable {
+		return e
+	}
 	return &Error{Code: CodeInternal, Message: "internal error", Err: err}
 }
 
-// ErrorOf returns err as *Error, wrapping anything without a code as internal.
+// ErrorOf returns err as *Error, wrapping anything without a code as internal. An internal
+// error that wraps an unavailable one is unavailable.
 func ErrorOf(err error) *Error {
 	if err == nil {
 		return nil
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Code == CodeInternal && e.Err != nil {
+			var inner *Error
+			if errors.As(e.Err, &inner) && inner.Code == CodeUnavailable {
+				return inner
+			}
+		}
 		return e
 	}
 	return Internal(err)

@@ -3,6 +3,7 @@ package domain
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"strings"
 	"sync"
 	"time"
 )
@@ -78,4 +79,34 @@ func newIDAt(prefix string, t time.Time) string {
 // HasPrefix reports whether id looks like an id of the given prefix.
 func HasPrefix(id, prefix string) bool {
 	return len(id) == len(prefix)+26 && id[:len(prefix)] == prefix
+}
+
+// FirstIDAt returns the smallest id of prefix that NewID could make at t: a bound for
+// "every id made since t".
+func FirstIDAt(prefix string, t time.Time) string {
+	var out [26]byte
+	v1 := uint64(t.UnixMilli()) << 16
+	var v0 uint64
+	for i := 25; i >= 0; i-- {
+		out[i] = crockford[v0&31]
+		v0 = v0>>5 | (v1&31)<<59
+		v1 >>= 5
+	}
+	return prefix + string(out[:])
+}
+
+// IDTime reads the creation time (to the millisecond) from an id made by NewID.
+func IDTime(id, prefix string) (time.Time, bool) {
+	if !HasPrefix(id, prefix) {
+		return time.Time{}, false
+	}
+	var v uint64
+	for _, c := range id[len(prefix) : len(prefix)+10] { // 50 bits: the 48-bit milliseconds, top 2 zero
+		d := strings.IndexRune(crockford, c)
+		if d < 0 {
+			return time.Time{}, false
+		}
+		v = v<<5 | uint64(d)
+	}
+	return time.UnixMilli(int64(v)).UTC(), true
 }

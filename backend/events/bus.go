@@ -26,9 +26,14 @@ type Bus struct {
 // NewBus returns an empty bus.
 func NewBus() *Bus { return &Bus{subs: map[string]map[*Subscription]struct{}{}} }
 
-// Subscription receives a workspace's events on C until closed.
+// Subscription receives a workspace's events on C until closed. Resync receives a signal
+// when events may have been missed (the notification connection was lost and came back):
+// the subscriber catches up from the event log.
 type Subscription struct {
-	C <-chan domain.Event
+	C      <-chan domain.Event
+	Resync <-chan struct{}
+
+	resync chan struct{}
 
 	c      chan domain.Event
 	bus    *Bus
@@ -42,8 +47,8 @@ type Subscription struct {
 // Subscribe registers a subscriber to workspaceID's events matching filter, with a buffer of
 // buf events.
 func (b *Bus) Subscribe(workspaceID string, filter domain.EventFilter, buf int) *Subscription {
-	c := make(chan domain.Event, buf)
-	s := &Subscription{C: c, c: c, bus: b, ws: workspaceID, filter: filter}
+	c, r := make(chan domain.Event, buf), make(chan struct{}, 1)
+	s := &Subscription{C: c, c: c, Resync: r, resync: r, bus: b, ws: workspaceID, filter: filter}
 	b.mu.Lock()
 	if b.subs[workspaceID] == nil {
 		b.subs[workspaceID] = map[*Subscription]struct{}{}
@@ -76,6 +81,20 @@ func (b *Bus) Publish(e domain.Event) {
 
 // Dropped counts the subscribers ended so far because their buffer was full.
 func (b *Bus) Dropped() int64 { return b.dropped.Load() }
+
+// Resync tells every subscriber that events may have been missed (see Subscription.Resync).
+func (b *Bus) Resync() {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	for _, m := range b.subs {
+		for s := range m {
+			select {
+			case s.resync <- struct{}{}:
+			default: // one pending signal is enough
+			}
+		}
+	}
+}
 
 // Idle tells that nobody is subscribed on this replica (so there is nothing to publish).
 func (b *Bus) Idle() bool {

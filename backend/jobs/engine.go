@@ -123,7 +123,7 @@ func (e *Engine) Register(k Kind) {
 		k.Backoff = func(int) (time.Duration, bool) { return 0, false }
 	}
 	e.runners[k.Name] = &runner{e: e, k: k, wake: make(chan struct{}, 1), flying: map[string]*flight{},
-		done: make(chan Done, max(k.Workers, 1)*2)}
+		done: make(chan Done, max(k.Workers, 1)*2), counters: &kindCounters{}}
 }
 
 // Start runs each kind's claim loop and committer, the heartbeat and pruning until Close.

@@ -26,6 +26,8 @@ type runner struct {
 	done          chan Done
 	committed     chan struct{} // closed when the committer has written everything
 	committerOnce sync.Once
+
+	counters *kindCounters // outcomes recorded (Engine.Stats)
 }
 
 type flight struct {
@@ -279,8 +281,9 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 	defer cancel()
 	now := r.e.cfg.Clock.Now()
 	var next []store.ClaimedJob
+	var recorded []Done // the outcomes written, counted once the transaction commits
 	err := r.e.st.Tx(ctx, func(tx *store.Tx) error {
-		next = nil
+		next, recorded = nil, nil
 		if r.k.AsyncCommit {
 			if err := tx.AsyncCommit(ctx); err != nil {
 				return err
@@ -318,6 +321,7 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 				r.e.log.Warn("job lease lost before its outcome was recorded", "kind", r.k.Name, "job_id", d.Job.ID)
 			}
 		}
+		recorded = kept
 		if r.k.Commit != nil && len(kept) > 0 {
 			if err := r.k.Commit(ctx, tx, kept); err != nil {
 				return err
@@ -345,6 +349,7 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 	if err != nil {
 		return nil, err
 	}
+	r.counters.recorded(recorded)
 	return next, nil
 }
 

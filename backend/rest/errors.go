@@ -99,6 +99,9 @@ func (a *api) error(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 	}
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1") // a restart or failover: try again soon
+	}
 	writeJSON(w, status, errorBody{errorObject{Message: msg, Type: typ, Param: param, Code: code, RequestID: reqID}})
 }
 

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -202,6 +203,8 @@ func (s *Stream) fail(err error) {
 var (
 	errSlowSubscriber = &domain.Error{Code: domain.CodeUnavailable, Reason: "slow_subscriber",
 		Message: "this subscription fell too far behind and was dropped; subscribe again with after: <last event id> to resume"}
+	errMissedEvents = &domain.Error{Code: domain.CodeUnavailable, Reason: "events_missed",
+		Message: "this subscription may have missed events while the server reconnected to the database; subscribe again with after: <last event id> to resume"}
 	errCredentialRevoked = &domain.Error{Code: domain.CodeUnauthenticated, Reason: "credential_revoked",
 		Message: "the API key of this subscription was revoked, or its session signed out"}
 )
@@ -245,12 +248,21 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 		defer close(out)
 		defer sub.Close()
 		defer unwatch()
-		last := after
-		for _, e := range replay {
+		sent := newSentLog(after, time.Now())
+		send := func(e domain.Event) bool {
+			if (after != "" && e.ID <= after) || sent.has(e.ID) { // replayed already, or older than asked for
+				return true
+			}
 			select {
 			case out <- e:
-				last = e.ID
+				sent.add(e.ID)
+				return true
 			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, e := range replay {
+			if !send(e) {
 				return
 			}
 		}
@@ -261,6 +273,24 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 			case <-revoked:
 				stream.fail(errCredentialRevoked)
 				return
+			case <-sub.Resync:
+				// Notifications may have been lost: a revocation (check the credential
+				// again) and events (read them from the log).
+				if err := ev.s.credentialActive(ctx, a); errors.Is(err, errCredentialRevoked) || errors.Is(err, errSignedOut) {
+					stream.fail(errCredentialRevoked)
+					return
+				}
+				missed, err := ev.catchUp(ctx, wsID, f, sent.floor())
+				if err != nil {
+					ev.s.log.Warn("live subscriber could not catch up", "workspace_id", wsID, "err", err)
+					stream.fail(errMissedEvents)
+					return
+				}
+				for _, e := range missed {
+					if !send(e) {
+						return
+					}
+				}
 			case e, ok := <-sub.C:
 				if !ok {
 					if err := sub.Err(); err != nil {
@@ -269,18 +299,85 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 					}
 					return
 				}
-				if after != "" && e.ID <= last { // already replayed (or older than asked for)
-					continue
-				}
-				select {
-				case out <- e:
-				case <-ctx.Done():
+				if !send(e) {
 					return
 				}
 			}
 		}
 	}()
 	return stream, nil
+}
+
+// catchUpMargin is how far before the last event a stream delivered it reads the log again
+// after a resync: an event committed late (its transaction slower than a later one) has an
+// id older than events already delivered.
+const catchUpMargin = 10 * time.Second
+
+// catchUpPages bounds a catch-up; a stream that missed more ends with errMissedEvents.
+const catchUpPages = 10
+
+// catchUp reads the workspace's events matching f with ids above floor, oldest first.
+func (ev *Events) catchUp(ctx context.Context, wsID string, f domain.EventFilter, floor string) ([]domain.Event, error) {
+	var all []domain.Event
+	for range catchUpPages {
+		page, err := ev.s.store.EventsAfter(ctx, wsID, f, floor, replayLimit)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) < replayLimit {
+			return all, nil
+		}
+		floor = page[len(page)-1].ID
+	}
+	return nil, errors.New("more events missed than a catch-up reads")
+}
+
+// sentLog is what a stream delivered lately: the ids (to drop duplicates when a catch-up
+// overlaps live events) and the floor a catch-up reads from.
+type sentLog struct {
+	ids     map[string]struct{}
+	newest  string // the newest id delivered, or the stream's start
+	lowest  string // a catch-up never reads below this: after, or the stream's start
+	pruneAt int    // the size at which ids below the floor are forgotten
+}
+
+func newSentLog(after string, start time.Time) *sentLog {
+	l := &sentLog{ids: map[string]struct{}{}, newest: domain.FirstIDAt(domain.PrefixEvent, start), pruneAt: 4 * replayLimit}
+	if after != "" {
+		l.newest = max(l.newest, after)
+		l.lowest = after
+	} else {
+		l.lowest = l.newest // a live stream starts now: older events are not its to catch up
+	}
+	return l
+}
+
+func (l *sentLog) has(id string) bool { _, ok := l.ids[id]; return ok }
+
+func (l *sentLog) add(id string) {
+	l.ids[id] = struct{}{}
+	if id > l.newest {
+		l.newest = id
+	}
+	if len(l.ids) >= l.pruneAt { // forget what lies below any future floor
+		f := l.floor()
+		for k := range l.ids {
+			if k < f {
+				delete(l.ids, k)
+			}
+		}
+		l.pruneAt = max(2*len(l.ids), 4*replayLimit)
+	}
+}
+
+// floor is where a catch-up reads from: catchUpMargin before the newest delivered event.
+func (l *sentLog) floor() string {
+	t, ok := domain.IDTime(l.newest, domain.PrefixEvent)
+	if !ok {
+		return l.newest
+	}
+	return max(l.lowest, domain.FirstIDAt(domain.PrefixEvent, t.Add(-catchUpMargin)))
 }
 
 func validateEventFilter(f domain.EventFilter) error {

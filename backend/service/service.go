@@ -134,7 +134,7 @@ func New(st *store.Store, cfg Config) *Service {
 // until ctx ends or Close is called.
 func (s *Service) Start(ctx context.Context) error {
 	ctx, s.cancel = context.WithCancel(ctx)
-	if err := s.store.Listen(ctx, s.log, s.Keys.purgeAll); err != nil {
+	if err := s.store.Listen(ctx, s.log, s.resync); err != nil {
 		return err
 	}
 	s.every(ctx, s.cfg.LastUsedFlush, s.Keys.flushLastUsed)

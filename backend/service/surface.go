@@ -61,8 +61,9 @@ func CheckCursor(after, prefix string) error {
 // invalidators applies cache invalidations by kind. An invalidation travels to every replica
 // (PostgreSQL NOTIFY, in process on SQLite) as "kind:arg".
 type invalidators struct {
-	mu  sync.RWMutex
-	fns map[string][]func(arg string)
+	mu     sync.RWMutex
+	fns    map[string][]func(arg string)
+	resync []func()
 }
 
 // OnInvalidate registers fn to run on every replica when an invalidation of kind is
@@ -75,6 +76,29 @@ func (s *Service) OnInvalidate(kind string, fn func(arg string)) {
 		s.invalidators.fns = map[string][]func(string){}
 	}
 	s.invalidators.fns[kind] = append(s.invalidators.fns[kind], fn)
+}
+
+// OnResync registers fn to run when this replica may have missed invalidations (its
+// notification connection was lost and came back): a cache fed by OnInvalidate drops
+// everything it holds. Register at construction time.
+func (s *Service) OnResync(fn func()) {
+	s.invalidators.mu.Lock()
+	defer s.invalidators.mu.Unlock()
+	s.invalidators.resync = append(s.invalidators.resync, fn)
+}
+
+// resync runs after the notification listener reconnects: every cache kept fresh by
+// notifications starts over, and live subscribers catch up from the event log (see
+// Events.Subscribe), checking their credential again.
+func (s *Service) resync() {
+	s.Keys.purgeAll()
+	s.invalidators.mu.RLock()
+	fns := s.invalidators.resync
+	s.invalidators.mu.RUnlock()
+	for _, fn := range fns {
+		fn()
+	}
+	s.bus.Resync()
 }
 
 // Invalidate publishes an invalidation of kind for arg to every replica once tx commits

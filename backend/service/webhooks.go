@@ -41,7 +41,10 @@ const invalidateWebhooks = "webhooks"
 type hookCache struct {
 	mu  sync.Mutex
 	gen map[string]uint64
-	m   map[string]hookEntry
+	// epoch moves on purgeAll; a load's generation is gen[ws]+epoch, so either kind of
+	// invalidation makes a racing load's result stale.
+	epoch uint64
+	m     map[string]hookEntry
 }
 
 type hookEntry struct {
@@ -56,16 +59,16 @@ func (c *hookCache) get(ws string, now time.Time) ([]domain.Webhook, uint64, boo
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[ws]
-	if ok && e.gen == c.gen[ws] && now.Sub(e.at) < hookCacheTTL {
+	if ok && e.gen == c.gen[ws]+c.epoch && now.Sub(e.at) < hookCacheTTL {
 		return e.hooks, 0, true
 	}
-	return nil, c.gen[ws], false
+	return nil, c.gen[ws] + c.epoch, false
 }
 
 func (c *hookCache) put(ws string, gen uint64, hooks []domain.Webhook, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen[ws] != gen {
+	if c.gen[ws]+c.epoch != gen {
 		return // invalidated while loading
 	}
 	if c.m == nil {
@@ -82,6 +85,14 @@ func (c *hookCache) invalidate(ws string) {
 	}
 	c.gen[ws]++
 	delete(c.m, ws)
+}
+
+// purgeAll drops every workspace's endpoints (invalidations may have been missed).
+func (c *hookCache) purgeAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	clear(c.m)
 }
 
 // Input limits for webhook endpoints.
@@ -103,6 +114,7 @@ func newWebhooks(s *Service) *Webhooks {
 	}
 	s.AddEventSink(w.enqueue)
 	s.OnInvalidate(invalidateWebhooks, w.enabled.invalidate)
+	s.OnResync(w.enabled.purgeAll)
 	return w
 }
 

@@ -6,10 +6,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -321,5 +325,45 @@ func (s *Store) mapErr(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: err}
 	}
+	if unreachable(err) {
+		return &domain.Error{Code: domain.CodeUnavailable, Reason: ReasonUnavailable,
+			Message: "the database is unavailable; retry shortly", Err: err}
+	}
 	return domain.Internal(err)
+}
+
+// ReasonUnavailable is the reason of errors that mean "the database cannot be reached now,
+// retry later" (a restart, a failover, a locked SQLite file): transports answer 503 with
+// Retry-After, never 500.
+const ReasonUnavailable = "unavailable"
+
+// unreachable reports whether err says the database could not be reached or is restarting,
+// rather than that the statement was wrong: connection refused or reset, a connection the
+// server closed (admin shutdown 57P01, crash 57P02, starting up 57P03, class 08 connection
+// exceptions, too many connections 53300), database/sql's bad and closed connections, and
+// SQLite's busy and locked database past its busy timeout.
+func unreachable(err error) bool {
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		switch code := string(pqErr.Code); {
+		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03", code == "53300":
+			return true
+		}
+		return false
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		switch sqErr.Code() & 0xff { // the primary code
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return true
+		}
+		return false
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr)
 }

@@ -5,6 +5,10 @@
 //
 // Telegram message ids are unique only within a chat, so every provider message id this
 // driver hands out or reads is "<chat_id>:<message_id>".
+//
+// Outbound media named by media.url is fetched here, through the SSRF-guarded media client
+// and within MaxMediaBytes, and uploaded (multipart); a provider_media_id (a file_id) is
+// sent as is.
 package telegram
 
 import (
@@ -23,6 +27,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
 // Name is the channel's name.
@@ -47,26 +52,44 @@ type Options struct {
 	// ServerURL is the Bot API server (default https://api.telegram.org; tests use a fake,
 	// operators may run their own telegram-bot-api server).
 	ServerURL string
-	// Client makes the HTTP calls (default: a client with a 30 s timeout).
+	// Client makes the Bot API calls (default: a client with a 30 s timeout). Its timeout
+	// also bounds uploading a file of up to MaxMediaBytes.
 	Client *http.Client
+	// MediaClient fetches the media.url of outbound messages, which users name: the
+	// composition root passes an SSRF-guarded client (default: channels.GuardedClient with
+	// the default policy, which refuses every non-public address).
+	MediaClient *http.Client
+	// MaxMediaBytes bounds a file fetched from media.url (default
+	// channels.DefaultMaxUploadBytes, 16 MiB; Telegram takes bot uploads up to 50 MB, photos
+	// up to 10 MB).
+	MaxMediaBytes int64
 }
 
 // Driver is the Telegram channel.
 type Driver struct {
 	channels.Unsupported
-	server string
-	client *http.Client
-	host   atomic.Pointer[channels.Host]
+	server   string
+	client   *http.Client
+	media    *http.Client
+	maxMedia int64
+	host     atomic.Pointer[channels.Host]
 }
 
 // New returns the Telegram driver.
 func New(opts Options) *Driver {
-	d := &Driver{server: strings.TrimRight(opts.ServerURL, "/"), client: opts.Client}
+	d := &Driver{server: strings.TrimRight(opts.ServerURL, "/"), client: opts.Client, media: opts.MediaClient,
+		maxMedia: opts.MaxMediaBytes}
 	if d.server == "" {
 		d.server = DefaultServerURL
 	}
 	if d.client == nil {
 		d.client = &http.Client{Timeout: 30 * time.Second}
+	}
+	if d.media == nil {
+		d.media = channels.GuardedClient(ssrf.MustPolicy(), 30*time.Second)
+	}
+	if d.maxMedia <= 0 {
+		d.maxMedia = channels.DefaultMaxUploadBytes
 	}
 	return d
 }

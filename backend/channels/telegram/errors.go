@@ -26,7 +26,8 @@ const reasonRevoked = "Telegram refused the bot token (401 Unauthorized): it was
 //   - 401 (and 404, which Telegram answers for a token of the wrong shape) → a permanent
 //     SendError with code "unauthorized" (see isUnauthorized);
 //   - 400 and 403 about the chat or the request → a permanent SendError with a stable code
-//     and Telegram's description;
+//     and Telegram's description; 413 (an upload over Telegram's limit) → a permanent
+//     media_too_large;
 //   - anything else (5xx, network) → a plain error, which the job engine retries.
 //
 // The library reports errors as "<kind>, <Telegram's description>" and already masks the
@@ -67,6 +68,11 @@ func classify(err error, token string) error {
 			code = "forbidden"
 		}
 		return &channels.SendError{Code: code, Message: desc, Permanent: true}
+	case strings.Contains(err.Error(), ", 413 "):
+		// The library reports other statuses only in its text: "... for method sendPhoto,
+		// 413 Request Entity Too Large". Sending the same file again cannot succeed.
+		return &channels.SendError{Code: channels.CodeMediaTooLarge, Permanent: true,
+			Message: "Telegram refused the file as too large (bots upload files of at most 50 MB, photos of at most 10 MB)"}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -51,7 +52,11 @@ func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outb
 	case domain.TypeText:
 		msg, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: chat, Text: c.Text, ReplyParameters: reply})
 	case domain.TypeImage, domain.TypeVideo, domain.TypeAudio, domain.TypeVoice, domain.TypeDocument, domain.TypeSticker:
-		msg, err = sendMedia(ctx, b, chat, m.Type, c.Media, reply)
+		file, ferr := d.inputFile(ctx, m.Type, c.Media)
+		if ferr != nil {
+			return channels.Sent{}, ferr // refused or unreachable before Telegram was called
+		}
+		msg, err = sendMedia(ctx, b, chat, m.Type, file, c.Media.Caption, reply)
 	case domain.TypeLocation:
 		if c.Location == nil {
 			return channels.Sent{}, invalid("a location message needs a location")
@@ -87,17 +92,30 @@ func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outb
 	return channels.Sent{ProviderMessageID: providerID(msg.Chat.ID, msg.ID)}, nil
 }
 
-// sendMedia sends a file by URL or by a file_id Telegram already holds (both go in the
-// same parameter: Telegram tells them apart).
-func sendMedia(ctx context.Context, b *bot.Bot, chat any, typ string, media *domain.Media, reply *models.ReplyParameters) (*models.Message, error) {
+// inputFile is the file of a media message: a file_id Telegram already holds is sent as
+// is; a media.url is fetched through the media client (so it may name hosts Telegram
+// cannot reach, such as this deployment's own signed /media/ URLs, and is checked against
+// the SSRF policy and the size limit) and uploaded.
+func (d *Driver) inputFile(ctx context.Context, typ string, media *domain.Media) (models.InputFile, error) {
 	if media == nil || (media.URL == "" && media.ProviderMediaID == "") {
 		return nil, invalid(typ + " messages need media.url or media.provider_media_id")
 	}
-	file := &models.InputFileString{Data: media.URL}
 	if media.ProviderMediaID != "" {
-		file.Data = media.ProviderMediaID
+		return &models.InputFileString{Data: media.ProviderMediaID}, nil
 	}
-	caption := media.Caption
+	f, err := channels.Fetch(ctx, d.media, media.URL, d.maxMedia)
+	if err != nil {
+		return nil, err
+	}
+	name := f.FileName
+	if media.FileName != "" {
+		name = media.FileName
+	}
+	return &models.InputFileUpload{Filename: name, Data: bytes.NewReader(f.Data)}, nil
+}
+
+// sendMedia sends a file, uploaded or by file_id.
+func sendMedia(ctx context.Context, b *bot.Bot, chat any, typ string, file models.InputFile, caption string, reply *models.ReplyParameters) (*models.Message, error) {
 	switch typ {
 	case domain.TypeImage:
 		return b.SendPhoto(ctx, &bot.SendPhotoParams{ChatID: chat, Photo: file, Caption: caption, ReplyParameters: reply})

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -28,37 +29,45 @@ func TestSendEveryKind(t *testing.T) {
 	if first.ProviderMessageID != user+":1" {
 		t.Errorf("provider id = %q, want %s:1 (chat:message)", first.ProviderMessageID, user)
 	}
-	img := "https://example.com/cat.jpg"
+	cat := []byte("\xff\xd8\xff\xe0 a cat")
+	img := e.files.add("/cat.jpg", cat, "image/jpeg")
+	clip := e.files.add("/v.mp4", []byte("....ftypmp42 a clip"), "video/mp4")
+	song := e.files.add("/a.mp3", []byte("ID3 a song"), "audio/mpeg")
+	report := e.files.add("/files/r.pdf", []byte("%PDF-1.7 a report"), "application/pdf")
 	cases := []struct {
 		name   string
 		out    channels.Outbound
 		method string
 		want   map[string]string
+		// upload is the file sent as a multipart part named after the parameter, with
+		// its part's file name.
+		upload     []byte
+		uploadName string
 	}{
 		{"text reply", channels.Outbound{Type: domain.TypeText, Content: domain.Content{Text: "hello"}, ReplyTo: first.ProviderMessageID},
-			"sendMessage", map[string]string{"chat_id": user, "text": "hello"}},
+			"sendMessage", map[string]string{"chat_id": user, "text": "hello"}, nil, ""},
 		{"image by url", channels.Outbound{Type: domain.TypeImage, Content: domain.Content{Media: &domain.Media{URL: img, Caption: "a cat"}}},
-			"sendPhoto", map[string]string{"photo": img, "caption": "a cat"}},
-		{"image by file_id", channels.Outbound{Type: domain.TypeImage, Content: domain.Content{Media: &domain.Media{URL: img, ProviderMediaID: "AgACAgQAAxkBAAIB"}}},
-			"sendPhoto", map[string]string{"photo": "AgACAgQAAxkBAAIB"}},
-		{"video", channels.Outbound{Type: domain.TypeVideo, Content: domain.Content{Media: &domain.Media{URL: "https://example.com/v.mp4", Caption: "clip"}}},
-			"sendVideo", map[string]string{"video": "https://example.com/v.mp4", "caption": "clip"}},
-		{"audio", channels.Outbound{Type: domain.TypeAudio, Content: domain.Content{Media: &domain.Media{URL: "https://example.com/a.mp3"}}},
-			"sendAudio", map[string]string{"audio": "https://example.com/a.mp3"}},
+			"sendPhoto", map[string]string{"caption": "a cat"}, cat, "cat.jpg"},
+		{"image by file_id", channels.Outbound{Type: domain.TypeImage, Content: domain.Content{Media: &domain.Media{ProviderMediaID: "AgACAgQAAxkBAAIB"}}},
+			"sendPhoto", map[string]string{"photo": "AgACAgQAAxkBAAIB"}, nil, ""},
+		{"video", channels.Outbound{Type: domain.TypeVideo, Content: domain.Content{Media: &domain.Media{URL: clip, Caption: "clip"}}},
+			"sendVideo", map[string]string{"caption": "clip"}, []byte("....ftypmp42 a clip"), "v.mp4"},
+		{"audio", channels.Outbound{Type: domain.TypeAudio, Content: domain.Content{Media: &domain.Media{URL: song}}},
+			"sendAudio", map[string]string{}, []byte("ID3 a song"), "a.mp3"},
 		{"voice", channels.Outbound{Type: domain.TypeVoice, Content: domain.Content{Media: &domain.Media{ProviderMediaID: "AwACAgQAAxkB"}}},
-			"sendVoice", map[string]string{"voice": "AwACAgQAAxkB"}},
-		{"document", channels.Outbound{Type: domain.TypeDocument, Content: domain.Content{Media: &domain.Media{URL: "https://example.com/r.pdf", Caption: "report"}}},
-			"sendDocument", map[string]string{"document": "https://example.com/r.pdf", "caption": "report"}},
+			"sendVoice", map[string]string{"voice": "AwACAgQAAxkB"}, nil, ""},
+		{"document named by the message", channels.Outbound{Type: domain.TypeDocument, Content: domain.Content{Media: &domain.Media{URL: report, Caption: "report", FileName: "Q3 report.pdf"}}},
+			"sendDocument", map[string]string{"caption": "report"}, []byte("%PDF-1.7 a report"), "Q3 report.pdf"},
 		{"sticker", channels.Outbound{Type: domain.TypeSticker, Content: domain.Content{Media: &domain.Media{ProviderMediaID: "CAACAgIAAxkB", Caption: "dropped"}}},
-			"sendSticker", map[string]string{"sticker": "CAACAgIAAxkB"}},
+			"sendSticker", map[string]string{"sticker": "CAACAgIAAxkB"}, nil, ""},
 		{"location", channels.Outbound{Type: domain.TypeLocation, Content: domain.Content{Location: &domain.Location{Latitude: 52.52, Longitude: 13.405}}},
-			"sendLocation", map[string]string{"latitude": "52.52", "longitude": "13.405"}},
+			"sendLocation", map[string]string{"latitude": "52.52", "longitude": "13.405"}, nil, ""},
 		{"contact", channels.Outbound{Type: domain.TypeContact, Content: domain.Content{Contact: &domain.ContactCard{Name: "Ada King Lovelace",
 			Phones: []string{"+441234567890", "+440000000000"}}}},
-			"sendContact", map[string]string{"phone_number": "+441234567890", "first_name": "Ada", "last_name": "King Lovelace"}},
+			"sendContact", map[string]string{"phone_number": "+441234567890", "first_name": "Ada", "last_name": "King Lovelace"}, nil, ""},
 		{"poll", channels.Outbound{Type: domain.TypePoll, Content: domain.Content{Poll: &domain.Poll{Question: "Lunch?",
 			Options: []string{"Pizza", "Salad"}, MultipleAnswers: true}}},
-			"sendPoll", map[string]string{"question": "Lunch?", "allows_multiple_answers": "true"}},
+			"sendPoll", map[string]string{"question": "Lunch?", "allows_multiple_answers": "true"}, nil, ""},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +82,17 @@ func TestSendEveryKind(t *testing.T) {
 			c := e.lastCall(t, tc.method)
 			tc.want["chat_id"] = user
 			wantParams(t, c, tc.want)
+			field := strings.ToLower(strings.TrimPrefix(tc.method, "send"))
+			if tc.upload != nil {
+				if got := c.Files[field]; !bytes.Equal(got, tc.upload) || c.FileNames[field] != tc.uploadName {
+					t.Errorf("uploaded %s %q named %q, want %q named %q", field, got, c.FileNames[field], tc.upload, tc.uploadName)
+				}
+				if v, ok := c.Params[field]; ok {
+					t.Errorf("%s also sent as the parameter %q", field, v)
+				}
+			} else if len(c.Files) != 0 {
+				t.Errorf("uploaded %v, want no file", c.Files)
+			}
 			switch tc.name {
 			case "text reply":
 				var rp struct {

@@ -4,6 +4,10 @@
 // Dashboard with the verify token. There is no pairing: an access token and a phone number
 // id are the whole session. Plain net/http and encoding/json, against Meta's documented
 // formats; wacloudtest holds a fake Graph API that speaks them too.
+//
+// Outbound media named by media.url is fetched here, through the SSRF-guarded media client
+// and within MaxMediaBytes, uploaded (POST /{phone_number_id}/media) and sent by the media
+// id WhatsApp answers; a provider_media_id is sent as is.
 package whatsappcloud
 
 import (
@@ -19,6 +23,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 )
 
 // Name is the channel's name.
@@ -47,9 +52,15 @@ type Options struct {
 	APIVersion string
 	// Client makes the Graph API calls (default: a client with a 30 s timeout).
 	Client *http.Client
-	// MediaClient downloads from the URLs the Graph API hands out. Those are the provider's
-	// to name, so the composition root passes an SSRF-guarded client (default: Client).
+	// MediaClient downloads from the URLs the Graph API hands out and fetches the media.url
+	// of outbound messages. Those are the provider's and the users' to name, so the
+	// composition root passes an SSRF-guarded client (default: channels.GuardedClient with
+	// the default policy, which refuses every non-public address).
 	MediaClient *http.Client
+	// MaxMediaBytes bounds a file fetched from an outbound message's media.url before it is
+	// uploaded (default channels.DefaultMaxUploadBytes, 16 MiB: WhatsApp's limit for video
+	// and audio; images take at most 5 MB, documents 100 MB).
+	MaxMediaBytes int64
 }
 
 // The service finds these by type assertion: a missing method would silently disable
@@ -81,7 +92,10 @@ func New(opts Options) *Driver {
 		opts.Client = &http.Client{Timeout: 30 * time.Second}
 	}
 	if opts.MediaClient == nil {
-		opts.MediaClient = opts.Client
+		opts.MediaClient = channels.GuardedClient(ssrf.MustPolicy(), 30*time.Second)
+	}
+	if opts.MaxMediaBytes <= 0 {
+		opts.MaxMediaBytes = channels.DefaultMaxUploadBytes
 	}
 	return &Driver{opts: opts}
 }

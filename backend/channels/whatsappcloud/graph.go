@@ -34,11 +34,17 @@ func (d *Driver) call(ctx context.Context, a account, method, path string, query
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return d.do(req, a, out)
+}
+
+// do sends a Graph API request built by the caller (call, upload) with the token, and
+// reads the answer as call describes.
+func (d *Driver) do(req *http.Request, a account, out any) error {
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	req.Header.Set("Accept", "application/json")
 	resp, err := d.opts.Client.Do(req)
 	if err != nil {
 		return fmt.Errorf("could not reach the WhatsApp Cloud API: %w", err)

@@ -47,12 +47,73 @@ func (h *recordingHost) Events() []channels.Event {
 }
 
 type env struct {
-	t    *testing.T
-	ctx  context.Context
-	fake *wacloudtest.Server
-	d    *Driver
-	host *recordingHost
-	in   channels.Instance
+	t     *testing.T
+	ctx   context.Context
+	fake  *wacloudtest.Server
+	d     *Driver
+	host  *recordingHost
+	in    channels.Instance
+	files *mediaHost
+}
+
+// mediaHost serves the files outbound messages name by media.url, and counts requests.
+type mediaHost struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	files map[string]hostedFile
+	hits  int
+}
+
+type hostedFile struct {
+	content []byte
+	ctype   string
+	status  int
+}
+
+func newMediaHost(t *testing.T) *mediaHost {
+	t.Helper()
+	h := &mediaHost{files: map[string]hostedFile{}}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.mu.Lock()
+		f, ok := h.files[r.URL.Path]
+		h.hits++
+		h.mu.Unlock()
+		switch {
+		case !ok:
+			http.NotFound(w, r)
+		case f.status != 0:
+			http.Error(w, http.StatusText(f.status), f.status)
+		default:
+			if f.ctype != "" {
+				w.Header().Set("Content-Type", f.ctype)
+			}
+			_, _ = w.Write(f.content)
+		}
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// add serves content at path and returns its URL.
+func (h *mediaHost) add(path string, content []byte, ctype string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.files[path] = hostedFile{content: content, ctype: ctype}
+	return h.srv.URL + path
+}
+
+// fail makes path answer status.
+func (h *mediaHost) fail(path string, status int) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.files[path] = hostedFile{status: status}
+	return h.srv.URL + path
+}
+
+func (h *mediaHost) requests() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hits
 }
 
 func newEnv(t *testing.T) *env {
@@ -66,7 +127,7 @@ func newEnv(t *testing.T) *env {
 		Config: map[string]any{ConfigPhoneNumberID: fake.PhoneNumberID},
 		Secrets: map[string]string{ConfigAccessToken: fake.AccessToken, ConfigAppSecret: testAppSecret,
 			ConfigVerifyToken: testVerifyToken}}
-	return &env{t: t, ctx: context.Background(), fake: fake, d: d, host: host, in: in}
+	return &env{t: t, ctx: context.Background(), fake: fake, d: d, host: host, in: in, files: newMediaHost(t)}
 }
 
 // callbackURL serves the driver's Receive over HTTP as the service does (401 for a bad

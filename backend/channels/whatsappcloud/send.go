@@ -114,6 +114,25 @@ func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outb
 	if err != nil {
 		return channels.Sent{}, err
 	}
+	if o := req.media(); o != nil && o.Link != "" {
+		// WhatsApp would fetch the link itself, from hosts it can reach and without our
+		// checks: the file is fetched here and uploaded, and the message names the upload.
+		f, err := channels.Fetch(ctx, d.opts.MediaClient, o.Link, d.opts.MaxMediaBytes)
+		if err != nil {
+			return channels.Sent{}, err // permanent refusals, or a network error (retried)
+		}
+		if f.ContentType == "application/octet-stream" && m.Content.Media.MimeType != "" {
+			f.ContentType = m.Content.Media.MimeType // the server did not say; the user did
+		}
+		id, err := d.upload(ctx, a, f)
+		if err != nil {
+			return channels.Sent{}, d.fail(ctx, in, err)
+		}
+		o.ID, o.Link = id, ""
+		if o == req.Document && o.Filename == "" {
+			o.Filename = f.FileName // else WhatsApp shows the document untitled
+		}
+	}
 	var resp messageResponse
 	if err := d.call(ctx, a, http.MethodPost, url.PathEscape(a.phoneNumberID)+"/messages", nil, req, &resp); err != nil {
 		return channels.Sent{}, d.fail(ctx, in, err)
@@ -141,7 +160,7 @@ func buildMessage(m channels.Outbound) (messageRequest, error) {
 		}
 		o := &mediaObject{ID: c.Media.ProviderMediaID}
 		if o.ID == "" {
-			o.Link = c.Media.URL // a media id the API holds needs no download
+			o.Link = c.Media.URL // Send uploads it and names the upload instead
 		}
 		switch m.Type {
 		case domain.TypeImage:
@@ -191,6 +210,16 @@ func buildMessage(m channels.Outbound) (messageRequest, error) {
 		return r, refuse("unsupported_by_channel", "the WhatsApp Cloud API does not send "+m.Type+" messages")
 	}
 	return r, nil
+}
+
+// media is the request's media object, if it has one.
+func (r messageRequest) media() *mediaObject {
+	for _, o := range []*mediaObject{r.Image, r.Video, r.Audio, r.Document, r.Sticker} {
+		if o != nil {
+			return o
+		}
+	}
+	return nil
 }
 
 // contactOf shares a card: WhatsApp wants a formatted name and a first (or last) name.

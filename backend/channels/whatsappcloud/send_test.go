@@ -1,8 +1,10 @@
 package whatsappcloud
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"path"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,13 @@ import (
 )
 
 const head = `"messaging_product":"whatsapp","recipient_type":"individual","to":"16315551234"`
+
+// typeOf is what the test media host answers as the Content-Type of its files.
+var typeOf = map[string]string{".jpg": "image/jpeg", ".mp4": "video/mp4", ".mp3": "audio/mpeg",
+	".ogg": "audio/ogg; codecs=opus", ".pdf": "application/pdf"}
+
+// firstUpload is the media id the fake gives the first file uploaded to it.
+const firstUpload = "1013859600000001"
 
 func TestSendProducesTheDocumentedRequest(t *testing.T) {
 	cases := []struct {
@@ -27,24 +36,27 @@ func TestSendProducesTheDocumentedRequest(t *testing.T) {
 			`{` + head + `,"type":"text","text":{"body":"See https://example.com","preview_url":true}}`},
 		{"reply", channels.Outbound{Type: domain.TypeText, Content: domain.Content{Text: "Yes"}, ReplyTo: "wamid.QUOTED"},
 			`{` + head + `,"type":"text","context":{"message_id":"wamid.QUOTED"},"text":{"body":"Yes","preview_url":false}}`},
-		{"image by link", channels.Outbound{Type: domain.TypeImage,
-			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/a.jpg", Caption: "Look"}}},
-			`{` + head + `,"type":"image","image":{"link":"https://cdn.example.com/a.jpg","caption":"Look"}}`},
+		{"image by url is uploaded", channels.Outbound{Type: domain.TypeImage,
+			Content: domain.Content{Media: &domain.Media{URL: "/a.jpg", Caption: "Look"}}},
+			`{` + head + `,"type":"image","image":{"id":"` + firstUpload + `","caption":"Look"}}`},
 		{"image by media id", channels.Outbound{Type: domain.TypeImage,
-			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/a.jpg", ProviderMediaID: "1013859600285441"}}},
+			Content: domain.Content{Media: &domain.Media{ProviderMediaID: "1013859600285441"}}},
 			`{` + head + `,"type":"image","image":{"id":"1013859600285441"}}`},
 		{"video", channels.Outbound{Type: domain.TypeVideo,
-			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/v.mp4", Caption: "Clip"}}},
-			`{` + head + `,"type":"video","video":{"link":"https://cdn.example.com/v.mp4","caption":"Clip"}}`},
+			Content: domain.Content{Media: &domain.Media{URL: "/v.mp4", Caption: "Clip"}}},
+			`{` + head + `,"type":"video","video":{"id":"` + firstUpload + `","caption":"Clip"}}`},
 		{"audio", channels.Outbound{Type: domain.TypeAudio,
-			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/s.mp3"}}},
-			`{` + head + `,"type":"audio","audio":{"link":"https://cdn.example.com/s.mp3"}}`},
+			Content: domain.Content{Media: &domain.Media{URL: "/s.mp3"}}},
+			`{` + head + `,"type":"audio","audio":{"id":"` + firstUpload + `"}}`},
 		{"voice goes as audio", channels.Outbound{Type: domain.TypeVoice,
-			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/n.ogg"}}},
-			`{` + head + `,"type":"audio","audio":{"link":"https://cdn.example.com/n.ogg"}}`},
+			Content: domain.Content{Media: &domain.Media{URL: "/n.ogg"}}},
+			`{` + head + `,"type":"audio","audio":{"id":"` + firstUpload + `"}}`},
 		{"document", channels.Outbound{Type: domain.TypeDocument,
-			Content: domain.Content{Media: &domain.Media{URL: "https://cdn.example.com/i.pdf", Caption: "Invoice", FileName: "invoice.pdf"}}},
-			`{` + head + `,"type":"document","document":{"link":"https://cdn.example.com/i.pdf","caption":"Invoice","filename":"invoice.pdf"}}`},
+			Content: domain.Content{Media: &domain.Media{URL: "/files/i.pdf", Caption: "Invoice", FileName: "invoice.pdf"}}},
+			`{` + head + `,"type":"document","document":{"id":"` + firstUpload + `","caption":"Invoice","filename":"invoice.pdf"}}`},
+		{"document named by its url", channels.Outbound{Type: domain.TypeDocument,
+			Content: domain.Content{Media: &domain.Media{URL: "/files/Q3%20report.pdf"}}},
+			`{` + head + `,"type":"document","document":{"id":"` + firstUpload + `","filename":"Q3 report.pdf"}}`},
 		{"sticker", channels.Outbound{Type: domain.TypeSticker,
 			Content: domain.Content{Media: &domain.Media{ProviderMediaID: "798882015472548"}}},
 			`{` + head + `,"type":"sticker","sticker":{"id":"798882015472548"}}`},
@@ -72,6 +84,12 @@ func TestSendProducesTheDocumentedRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			tc.out.MessageID, tc.out.ChatAddress = "msg_1", customerAddress
+			var content []byte
+			if md := tc.out.Content.Media; md != nil && md.URL != "" {
+				content = []byte("the file at " + md.URL)
+				u := e.files.add(strings.ReplaceAll(md.URL, "%20", " "), content, typeOf[path.Ext(md.URL)])
+				md.URL = strings.Replace(u, " ", "%20", 1)
+			}
 			sent, err := e.d.Send(e.ctx, e.in, tc.out)
 			if err != nil {
 				t.Fatal(err)
@@ -81,6 +99,14 @@ func TestSendProducesTheDocumentedRequest(t *testing.T) {
 				t.Fatalf("call = %+v", c)
 			}
 			jsonEqual(t, c.Body, tc.want)
+			if content != nil {
+				got, _, ok := e.fake.Media(firstUpload)
+				if !ok || !bytes.Equal(got, content) {
+					t.Errorf("uploaded %q, want %q", got, content)
+				}
+			} else if n := len(e.fake.Calls()); n != 1 || e.files.requests() != 0 {
+				t.Errorf("%d Graph calls and %d fetches for a message without a url, want 1 and 0", n, e.files.requests())
+			}
 			if !strings.HasPrefix(sent.ProviderMessageID, "wamid.") {
 				t.Fatalf("provider id = %q", sent.ProviderMessageID)
 			}

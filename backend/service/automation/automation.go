@@ -68,6 +68,11 @@ func New(s *service.Service, msg *messaging.Messaging, lnk *links.Links, cfg Con
 		delete(a.tokens, hash)
 		a.mu.Unlock()
 	})
+	s.OnResync(func() {
+		a.mu.Lock()
+		clear(a.tokens)
+		a.mu.Unlock()
+	})
 	return a
 }
 

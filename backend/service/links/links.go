@@ -67,6 +67,7 @@ func New(s *service.Service, cfg Config) *Links {
 	l.clk = newClickWriter(l)
 	// A link changed on any replica drops its slug from every replica's cache.
 	s.OnInvalidate("link", l.cache.drop)
+	s.OnResync(l.cache.clear)
 	return l
 }
 

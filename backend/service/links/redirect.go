@@ -57,6 +57,13 @@ func (c *slugCache) put(slug string, e *cached) {
 	c.mu.Unlock()
 }
 
+// clear drops every entry (invalidations may have been missed).
+func (c *slugCache) clear() {
+	c.mu.Lock()
+	clear(c.m)
+	c.mu.Unlock()
+}
+
 func (c *slugCache) drop(slug string) {
 	c.mu.Lock()
 	delete(c.m, slug)

@@ -53,6 +53,9 @@ func (c *core) runEvent(ctx context.Context, j *jobs.Job) error {
 			_, _, err = c.applyInbound(ctx, tx, inst, *ev.Message, now, j.Attempt < j.MaxAttempts)
 		case ev.Receipt != nil:
 			err = c.applyReceipt(ctx, tx, inst, *ev.Receipt, now)
+			if errors.Is(err, errNotYet) && j.Attempt >= j.MaxAttempts {
+				err = nil // a receipt of a message not sent through Switchboard (the phone's own): nothing to apply
+			}
 		case ev.Group != nil:
 			err = c.applyGroup(ctx, tx, inst, *ev.Group, now)
 		case ev.Status != nil:

@@ -22,7 +22,11 @@ type ChatPage struct {
 func (s *Chats) List(ctx context.Context, a service.Actor, instanceID string, archived *bool, p domain.ListParams) (ChatPage, error) {
 	page, inst, err := listUnder(ctx, s.c, a, domain.ScopeMessagesRead, instanceID, domain.PrefixChat, p,
 		func(wsID string, inst store.StoredInstance, limit int) ([]domain.Chat, error) {
-			return s.c.st.Chats(ctx, wsID, inst.ID, archived, p.After, limit)
+			chats, err := s.c.st.Chats(ctx, wsID, inst.ID, archived, p.After, limit)
+			for i := range chats {
+				chats[i] = s.c.presentChat(chats[i])
+			}
+			return chats, err
 		}, func(c domain.Chat) string { return c.ID })
 	return ChatPage{page, inst.Address}, err
 }
@@ -41,7 +45,7 @@ func (s *Chats) Get(ctx context.Context, a service.Actor, instanceID, id string)
 		return domain.Chat{}, "", domain.NotFound("chat")
 	}
 	ch, err := s.c.st.Chat(ctx, wsID, inst.ID, id)
-	return ch, inst.Address, err
+	return s.c.presentChat(ch), inst.Address, err
 }
 
 // SetArchived archives or unarchives a chat (a new message unarchives it); archived is
@@ -117,6 +121,7 @@ func (s *Chats) update(ctx context.Context, a service.Actor, instanceID, id stri
 		if out, err = c.Tx.Chat(ctx, c.WorkspaceID, inst.ID, id); err != nil {
 			return err
 		}
+		out = s.c.presentChat(out)
 		return s.c.record(ctx, c.Tx, inst, domain.EventChatUpdated, out.Object(inst.Address))
 	})
 	return out, address, err

@@ -184,3 +184,12 @@ func (c *core) present(m domain.Message) domain.Message {
 	m.Content.Media = &cp
 	return m
 }
+
+// presentChat is present for a chat's last message.
+func (c *core) presentChat(ch domain.Chat) domain.Chat {
+	if ch.LastMessage != nil {
+		m := c.present(*ch.LastMessage)
+		ch.LastMessage = &m
+	}
+	return ch
+}

@@ -3,8 +3,10 @@ package telegramtest
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,7 +14,7 @@ import (
 )
 
 // handle answers one authorised call (s.mu held): its result, or an error as Telegram words it.
-func (s *Server) handle(method string, p map[string]string, files map[string][]byte) (any, *apiError) {
+func (s *Server) handle(method string, p map[string]string, up upload) (any, *apiError) {
 	switch method {
 	case "getMe":
 		return map[string]any{"id": s.botID, "is_bot": true, "first_name": s.cfg.FirstName,
@@ -32,7 +34,7 @@ func (s *Server) handle(method string, p map[string]string, files map[string][]b
 		}
 		return s.send(p, map[string]any{"text": p["text"]})
 	case "sendPhoto", "sendVideo", "sendAudio", "sendVoice", "sendDocument", "sendSticker":
-		return s.sendMedia(method, p, files)
+		return s.sendMedia(method, p, up)
 	case "sendLocation":
 		lat, err1 := strconv.ParseFloat(p["latitude"], 64)
 		lon, err2 := strconv.ParseFloat(p["longitude"], 64)
@@ -205,33 +207,68 @@ func (s *Server) send(p map[string]string, fields map[string]any) (any, *apiErro
 	return m, nil
 }
 
-// sendMedia answers a file send. A file_id the server knows is kept; a URL (or an upload)
-// becomes a new file, as on Telegram.
-func (s *Server) sendMedia(method string, p map[string]string, files map[string][]byte) (any, *apiError) {
+// sendMedia answers a file send. The file is a file_id (a known one is kept), a URL, or
+// an upload: the file itself as the parameter's multipart part, or "attach://<name>"
+// naming another part. A URL or an upload becomes a new file, as on Telegram; an uploaded
+// one is then served by getFile and the file server, with the bytes as uploaded (Telegram
+// would recompress a photo).
+func (s *Server) sendMedia(method string, p map[string]string, up upload) (any, *apiError) {
 	field := strings.ToLower(strings.TrimPrefix(method, "send"))
 	ref := p[field]
-	if ref == "" && files[field] == nil {
+	part := field
+	if name, ok := strings.CutPrefix(ref, "attach://"); ok {
+		part, ref = name, ""
+	}
+	content, uploaded := up.files[part]
+	if ref == "" && !uploaded {
 		return nil, badRequest("there is no " + field + " in the request")
 	}
+	if uploaded && len(content) == 0 {
+		return nil, badRequest("file must be non-empty")
+	}
+	if len(content) > MaxUploadBytes {
+		return nil, &apiError{code: http.StatusRequestEntityTooLarge, desc: "Request Entity Too Large"}
+	}
+	name := fileName(ref)
+	if uploaded {
+		name = up.names[part]
+	}
 	id := ref
-	if _, known := s.files[ref]; !known {
+	if _, known := s.files[ref]; !known || uploaded {
 		s.nextFile++
 		id = fmt.Sprintf("BQACAgfake%06d", s.nextFile)
 	}
+	if uploaded {
+		ext := path.Ext(name)
+		if field == "photo" {
+			ext = ".jpg"
+		}
+		s.files[id] = file{id: id, path: fmt.Sprintf("%ss/file_%d%s", field, s.nextFile, ext),
+			content: append([]byte(nil), content...)}
+	}
 	obj := map[string]any{"file_id": id, "file_unique_id": "u" + id}
+	if uploaded {
+		obj["file_size"] = len(content)
+		if mt := mime.TypeByExtension(path.Ext(name)); mt != "" && field != "photo" && field != "sticker" {
+			obj["mime_type"], _, _ = strings.Cut(mt, ";")
+		}
+	}
 	fields := map[string]any{}
 	switch field {
 	case "photo":
+		big := map[string]any{"file_id": id, "file_unique_id": "u" + id, "width": 1280, "height": 853, "file_size": 98000}
+		if uploaded {
+			big["file_size"] = len(content)
+		}
 		fields["photo"] = []map[string]any{
-			{"file_id": id + "s", "file_unique_id": "u" + id + "s", "width": 90, "height": 60, "file_size": 1200},
-			{"file_id": id, "file_unique_id": "u" + id, "width": 1280, "height": 853, "file_size": 98000},
+			{"file_id": id + "s", "file_unique_id": "u" + id + "s", "width": 90, "height": 60, "file_size": 1200}, big,
 		}
 	case "video":
 		obj["width"], obj["height"], obj["duration"] = 1280, 720, 10
 	case "audio", "voice":
 		obj["duration"] = 5
 	case "document":
-		obj["file_name"] = fileName(ref)
+		obj["file_name"] = name
 	case "sticker":
 		obj["type"], obj["width"], obj["height"], obj["is_animated"], obj["is_video"] = "regular", 512, 512, false, false
 	}
@@ -242,6 +279,15 @@ func (s *Server) sendMedia(method string, p map[string]string, files map[string]
 		fields["caption"] = c
 	}
 	return s.send(p, fields)
+}
+
+// Uploaded returns the content of a file a bot uploaded (or AddFile registered), by its
+// file_id, as getFile and the file server serve it.
+func (s *Server) Uploaded(fileID string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[fileID]
+	return f.content, ok
 }
 
 func fileName(ref string) string {

@@ -52,10 +52,14 @@ type Call struct {
 	// everything else (numbers, booleans, objects such as reply_parameters), whichever
 	// encoding the client used.
 	Params map[string]string
-	// Files are uploaded files by parameter name (multipart requests).
-	Files map[string][]byte
-	// Status is the HTTP status the server answered.
+	// Files are uploaded files by parameter name (multipart requests), and FileNames the
+	// names their parts carried.
+	Files     map[string][]byte
+	FileNames map[string]string
+	// Status is the HTTP status the server answered, and Result the JSON of its result
+	// (ok answers only).
 	Status int
+	Result json.RawMessage
 }
 
 // JSON decodes a parameter that holds JSON (reply_parameters, reaction, options).
@@ -320,8 +324,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{code: http.StatusNotFound, desc: "Not Found"})
 		return
 	}
-	params, files, perr := readParams(r)
-	call := Call{Method: method, Params: params, Files: files}
+	params, files, names, perr := readParams(r)
+	call := Call{Method: method, Params: params, Files: files, FileNames: names}
 	var result any
 	var aerr *apiError
 	s.mu.Lock()
@@ -330,6 +334,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		aerr = &apiError{code: http.StatusNotFound, desc: "Not Found"} // what Telegram answers
 	case token != s.cfg.Token || s.revoked:
 		aerr = &apiError{code: http.StatusUnauthorized, desc: "Unauthorized"}
+	case errors.Is(perr, errTooLarge):
+		aerr = &apiError{code: http.StatusRequestEntityTooLarge, desc: "Request Entity Too Large"}
 	case perr != nil:
 		aerr = badRequest(perr.Error())
 	case len(s.fails[method]) > 0:
@@ -337,11 +343,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fails[method] = s.fails[method][1:]
 		aerr = &f
 	default:
-		result, aerr = s.handle(method, params, files)
+		result, aerr = s.handle(method, params, upload{files, names})
 	}
 	call.Status = http.StatusOK
 	if aerr != nil {
 		call.Status = aerr.code
+	} else {
+		call.Result, _ = json.Marshal(result)
 	}
 	s.calls = append(s.calls, call)
 	s.mu.Unlock()
@@ -367,24 +375,41 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	writeJSON(w, e.code, body)
 }
 
+// MaxUploadBytes is the largest file a bot may upload (50 MB): a larger request is
+// answered 413 Request Entity Too Large, as Telegram's server does.
+const MaxUploadBytes = 50 << 20
+
+// errTooLarge is a request body over the upload limit.
+var errTooLarge = errors.New("request entity too large")
+
+// upload is a request's uploaded files and their names, by parameter.
+type upload struct {
+	files map[string][]byte
+	names map[string]string
+}
+
 // readParams reads a request's parameters from the query string and the body, in any of
 // the encodings the Bot API accepts.
-func readParams(r *http.Request) (map[string]string, map[string][]byte, error) {
+func readParams(r *http.Request) (map[string]string, map[string][]byte, map[string]string, error) {
 	params := map[string]string{}
 	files := map[string][]byte{}
+	names := map[string]string{}
 	for k, v := range r.URL.Query() {
 		params[k] = v[0]
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxUploadBytes+1<<20+1))
 	if err != nil || len(body) == 0 {
-		return params, files, err
+		return params, files, names, err
+	}
+	if len(body) > MaxUploadBytes+1<<20 { // room for the other parts
+		return params, files, names, errTooLarge
 	}
 	ct, ctParams, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(body, &m); err != nil {
-			return params, files, errors.New("can't parse JSON object")
+			return params, files, names, errors.New("can't parse JSON object")
 		}
 		for k, raw := range m {
 			var str string
@@ -397,7 +422,7 @@ func readParams(r *http.Request) (map[string]string, map[string][]byte, error) {
 	case "application/x-www-form-urlencoded":
 		q, err := url.ParseQuery(string(body))
 		if err != nil {
-			return params, files, errors.New("can't parse form")
+			return params, files, names, errors.New("can't parse form")
 		}
 		for k, v := range q {
 			params[k] = v[0]
@@ -406,7 +431,7 @@ func readParams(r *http.Request) (map[string]string, map[string][]byte, error) {
 		req := &http.Request{Header: http.Header{"Content-Type": {mime.FormatMediaType(ct, ctParams)}},
 			Body: io.NopCloser(bytes.NewReader(body)), Method: http.MethodPost}
 		if err := req.ParseMultipartForm(32 << 20); err != nil {
-			return params, files, errors.New("can't parse multipart form")
+			return params, files, names, errors.New("can't parse multipart form")
 		}
 		for k, v := range req.MultipartForm.Value {
 			params[k] = v[0]
@@ -414,15 +439,16 @@ func readParams(r *http.Request) (map[string]string, map[string][]byte, error) {
 		for k, fhs := range req.MultipartForm.File {
 			f, err := fhs[0].Open()
 			if err != nil {
-				return params, files, err
+				return params, files, names, err
 			}
 			files[k], _ = io.ReadAll(f)
+			names[k] = fhs[0].Filename
 			f.Close()
 		}
 	default:
-		return params, files, errors.New("unsupported Content-Type")
+		return params, files, names, errors.New("unsupported Content-Type")
 	}
-	return params, files, nil
+	return params, files, names, nil
 }
 
 func (s *Server) serveFile(w http.ResponseWriter, rest string) {

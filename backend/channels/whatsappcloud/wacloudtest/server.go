@@ -1,8 +1,8 @@
 // Package wacloudtest is a fake WhatsApp Cloud API for tests: an httptest server answering
 // the Graph API calls the whatsappcloud driver makes, in Meta's documented formats (the
-// phone number, the messages endpoint with its validation, media URLs and downloads, Graph
-// error bodies with their HTTP statuses), and a sender of signed notifications and of the
-// webhook verification handshake, as Meta sends them. It shares no types with the driver,
+// phone number, the messages endpoint with its validation, media uploads, media URLs and
+// downloads, Graph error bodies with their HTTP statuses), and a sender of signed
+// notifications and of the webhook verification handshake, as Meta sends them. It shares no types with the driver,
 // so a misreading of the formats on one side shows up as a failing test.
 package wacloudtest
 
@@ -49,11 +49,12 @@ type Server struct {
 	*httptest.Server
 	Config
 
-	mu    sync.Mutex
-	calls []Call
-	fails []Failure
-	media map[string]mediaFile
-	seq   int
+	mu       sync.Mutex
+	calls    []Call
+	fails    []Failure
+	media    map[string]mediaFile
+	seq      int
+	mediaSeq int
 }
 
 type mediaFile struct {
@@ -71,8 +72,18 @@ type Call struct {
 	Authorized bool
 	// Body is the decoded JSON body (nil when there was none or it was not JSON).
 	Body map[string]any
+	// Form and File are a multipart body's text fields and its file part named "file"
+	// (media uploads).
+	Form map[string]string
+	File *File
 	// Status is what the fake answered.
 	Status int
+}
+
+// File is an uploaded file part.
+type File struct {
+	Name, ContentType string
+	Content           []byte
 }
 
 // Failure is a Graph API error the next call answers with (see FailNext).
@@ -126,6 +137,14 @@ func (s *Server) AddMedia(id string, content []byte, mime string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.media[id] = mediaFile{content: append([]byte(nil), content...), mime: mime}
+}
+
+// Media returns a file the fake holds (uploaded, or added with AddMedia), by media id.
+func (s *Server) Media(id string) (content []byte, mime string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.media[id]
+	return m.content, m.mime, ok
 }
 
 // Calls returns every call so far, in order.
@@ -184,6 +203,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			call.Body = body
 		}
 	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		call.Form, call.File = readForm(w, r)
+	}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	s.route(rec, r, call)
 	call.Status = rec.status
@@ -232,6 +254,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, call Call) {
 			return
 		}
 		s.postMessage(w, call.Body)
+	case len(parts) == 3 && parts[2] == "media" && r.Method == http.MethodPost:
+		if parts[1] != s.PhoneNumberID {
+			writeFailure(w, noObject("post", parts[1]))
+			return
+		}
+		s.uploadMedia(w, call)
 	default:
 		writeFailure(w, noObject(strings.ToLower(r.Method), strings.Join(parts[1:], "/")))
 	}
