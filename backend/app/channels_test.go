@@ -262,3 +262,47 @@ func TestWhatsAppCloudThroughTheApp(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Provider callbacks share the API edge: a body over 1 MB is 413 and stores nothing, and one
+// callback URL gets at most its burst before 429 with Retry-After (other URLs are unaffected).
+func TestCallbacksBodyLimitAndRateLimit(t *testing.T) {
+	_, srv := newApp(t, storetest.URL(t, store.SQLite))
+	url := srv.URL + "/channels/telegram/" + strings.Repeat("t", 43)
+	res, err := http.Post(url, "application/json", bytes.NewReader(bytes.Repeat([]byte("x"), 1<<20+1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 1 MB+ callback: %d", res.StatusCode)
+	}
+	limited := 0
+	for i := 0; i < 600 && limited == 0; i++ {
+		res, err := http.Post(url, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		switch res.StatusCode {
+		case http.StatusNotFound: // an unknown token, within the burst
+		case http.StatusTooManyRequests:
+			if res.Header.Get("Retry-After") == "" {
+				t.Fatal("429 without Retry-After")
+			}
+			limited = i
+		default:
+			t.Fatalf("callback %d: %d", i, res.StatusCode)
+		}
+	}
+	if limited < 400 {
+		t.Fatalf("limited after %d callbacks (want the burst of 500 first)", limited)
+	}
+	res, err = http.Post(srv.URL+"/channels/telegram/"+strings.Repeat("u", 43), "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Fatalf("another callback URL: %d (limited too?)", res.StatusCode)
+	}
+}

@@ -266,6 +266,9 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 				return
 			}
 		}
+		var pending string         // the floor of a catch-up not done yet
+		var retry <-chan time.Time // when to try it (again)
+		tries := 0
 		for {
 			select {
 			case <-ctx.Done():
@@ -275,17 +278,30 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 				return
 			case <-sub.Resync:
 				// Notifications may have been lost: a revocation (check the credential
-				// again) and events (read them from the log).
+				// again) and events (read them from the log, from where delivery may have
+				// stopped; a catch-up still pending keeps its older floor).
 				if err := ev.s.credentialActive(ctx, a); errors.Is(err, errCredentialRevoked) || errors.Is(err, errSignedOut) {
 					stream.fail(errCredentialRevoked)
 					return
 				}
-				missed, err := ev.catchUp(ctx, wsID, f, sent.floor())
-				if err != nil {
-					ev.s.log.Warn("live subscriber could not catch up", "workspace_id", wsID, "err", err)
-					stream.fail(errMissedEvents)
-					return
+				if pending == "" {
+					pending = sent.floor()
 				}
+				retry, tries = time.After(0), 0
+			case <-retry:
+				missed, err := ev.catchUp(ctx, wsID, f, pending)
+				if err != nil {
+					// The database may be restarting again: try for a while before
+					// telling the subscriber to resume by itself.
+					if tries++; tries >= catchUpTries {
+						ev.s.log.Warn("live subscriber could not catch up", "workspace_id", wsID, "err", err)
+						stream.fail(errMissedEvents)
+						return
+					}
+					retry = time.After(time.Duration(tries) * 500 * time.Millisecond)
+					continue
+				}
+				pending, retry = "", nil
 				for _, e := range missed {
 					if !send(e) {
 						return
@@ -315,6 +331,10 @@ const catchUpMargin = 10 * time.Second
 
 // catchUpPages bounds a catch-up; a stream that missed more ends with errMissedEvents.
 const catchUpPages = 10
+
+// catchUpTries bounds the attempts of a catch-up the database keeps refusing (about 45 s
+// of backing off), after which the stream ends with errMissedEvents.
+const catchUpTries = 13
 
 // catchUp reads the workspace's events matching f with ids above floor, oldest first.
 func (ev *Events) catchUp(ctx context.Context, wsID string, f domain.EventFilter, floor string) ([]domain.Event, error) {
