@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -418,4 +419,97 @@ func TestAutomationIsolationAndScopes(t *testing.T) {
 	if got := e.do("POST", base+"/test", secret, map[string]any{"payload": map[string]any{"hello": "world"}}).want(t, 202).json(t); !strings.HasPrefix(got["id"].(string), "evt_") {
 		t.Fatalf("test %v", got)
 	}
+}
+
+// Calls arriving together are stored together (group commit) and each 202 still means one
+// stored call with its event and, for an endpoint with an action, its run; a keyed retry
+// among them is answered from the first, and a bad call among them fails alone.
+func TestConcurrentCallsEachStored(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newAutomationEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+		defer target.Close()
+		plain := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Plain"}).want(t, 201).json(t)
+		fwd := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Fwd",
+			"action": map[string]any{"type": "forward", "target_url": target.URL}}).want(t, 201).json(t)
+
+		const n = 120
+		ids := make([]string, n)
+		codes := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				url, body, headers := plain["url"].(string), fmt.Sprintf(`{"n":%d}`, i), []string{}
+				switch {
+				case i%2 == 1:
+					url = fwd["url"].(string)
+				case i%10 == 0:
+					headers = []string{"Idempotency-Key", "same-key"} // one stored, the rest replayed
+					body = `{"n":"keyed"}`
+				case i == 4:
+					body = `{"n": broken`
+				}
+				code, out, _ := e.publish(t, url, "application/json", []byte(body), headers...)
+				codes[i] = code
+				ids[i], _ = out["id"].(string)
+			}()
+		}
+		wg.Wait()
+		keyed := map[string]bool{}
+		accepted := 0
+		for i, code := range codes {
+			switch {
+			case i == 4:
+				if code != 400 {
+					t.Fatalf("the broken call: %d", code)
+				}
+			case code != 202:
+				t.Fatalf("call %d: %d", i, code)
+			case i%2 == 0 && i%10 == 0:
+				keyed[ids[i]] = true
+			default:
+				accepted++
+			}
+		}
+		if len(keyed) != 1 {
+			t.Fatalf("a keyed call stored %d times: %v", len(keyed), keyed)
+		}
+		count := func(path string) int {
+			total, after := 0, ""
+			for {
+				res := e.do("GET", path+"?limit=100&after="+after, secret, nil).want(t, 200).json(t)
+				data := res["data"].([]any)
+				total += len(data)
+				if res["has_more"] != true {
+					return total
+				}
+				after = res["next_cursor"].(string)
+			}
+		}
+		calls := count("/api/v1/automation/endpoints/"+plain["id"].(string)+"/calls") +
+			count("/api/v1/automation/endpoints/"+fwd["id"].(string)+"/calls")
+		if calls != accepted+1 {
+			t.Fatalf("%d calls stored, want %d", calls, accepted+1)
+		}
+		if runs := count("/api/v1/automation/endpoints/" + fwd["id"].(string) + "/runs"); runs != n/2 {
+			t.Fatalf("%d runs, want %d", runs, n/2)
+		}
+		published := 0
+		after := ""
+		for {
+			res := e.do("GET", "/api/v1/events?type=automation.published&limit=100&after="+after, secret, nil).want(t, 200).json(t)
+			data := res["data"].([]any)
+			published += len(data)
+			if res["has_more"] != true {
+				break
+			}
+			after = res["next_cursor"].(string)
+		}
+		if published != accepted+1 {
+			t.Fatalf("%d automation.published events, want %d", published, accepted+1)
+		}
+	})
 }

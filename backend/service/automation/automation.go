@@ -57,12 +57,15 @@ type Automation struct {
 	mu      sync.RWMutex
 	tokens  map[string]store.StoredPublisher
 	schemas schemas
+	// batch stores concurrent calls together (publishbatch.go).
+	batch *callBatcher
 }
 
 // New returns the automation service; msg and lnk run the send_message and create_link
 // actions.
 func New(s *service.Service, msg *messaging.Messaging, lnk *links.Links, cfg Config) *Automation {
 	a := &Automation{s: s, st: s.Store(), cfg: cfg, log: s.Logger(), msg: msg, links: lnk, tokens: map[string]store.StoredPublisher{}}
+	a.batch = &callBatcher{a: a}
 	s.OnInvalidate(invalidateEndpoints, func(hash string) {
 		a.mu.Lock()
 		delete(a.tokens, hash)

@@ -113,8 +113,18 @@ func (a *Automation) publish(ctx context.Context, token string, call Call, verif
 	now := a.s.Clock().Now()
 	c := domain.Published{ID: domain.NewID(domain.PrefixEvent), WorkspaceID: p.WorkspaceID, EndpointID: p.ID, DedupeKey: key,
 		Payload: payload, ReceivedAt: now}
+	if key == "" {
+		err := a.batch.publish(ctx, &pendingCall{p: p, c: c})
+		return c, false, err
+	}
+	return a.storeOne(ctx, p, c)
+}
+
+// storeOne stores one call in a transaction of its own (a call with a dedupe key: it may
+// be a replay or a conflict).
+func (a *Automation) storeOne(ctx context.Context, p store.StoredPublisher, c domain.Published) (domain.Published, bool, error) {
 	replayed := false
-	err = a.st.Tx(ctx, func(tx *store.Tx) error {
+	err := a.st.Tx(ctx, func(tx *store.Tx) error {
 		stored, inserted, err := tx.InsertCall(ctx, c)
 		if err != nil {
 			return err
@@ -127,22 +137,35 @@ func (a *Automation) publish(ctx context.Context, token string, call Call, verif
 			c, replayed = stored, true
 			return nil
 		}
-		if _, err := a.s.RecordAll(ctx, tx, []service.EventRecord{{ID: c.ID, WorkspaceID: p.WorkspaceID,
-			Type: domain.EventAutomationPublished, Data: c.Object()}}); err != nil {
+		if _, err := a.s.RecordAll(ctx, tx, []service.EventRecord{publishedEvent(p, c)}); err != nil {
 			return err
 		}
-		if p.Action == nil {
+		run, job, ok := queuedRun(p, c)
+		if !ok {
 			return nil
 		}
-		run := domain.Run{ID: domain.NewID(domain.PrefixRun), WorkspaceID: p.WorkspaceID, EndpointID: p.ID, CallID: c.ID,
-			ActionType: p.Action.Type, Status: domain.RunQueued, CreatedAt: now, UpdatedAt: now}
 		if err := tx.InsertRun(ctx, run); err != nil {
 			return err
 		}
-		return jobs.Enqueue(ctx, tx, now, jobs.NewJob{ID: run.ID, Kind: domain.JobAutomationAction, Payload: "{}",
-			MaxAttempts: len(actionBackoff) + 1})
+		return jobs.Enqueue(ctx, tx, c.ReceivedAt, job)
 	})
 	return c, replayed, err
+}
+
+// publishedEvent is a stored call's automation.published event.
+func publishedEvent(p store.StoredPublisher, c domain.Published) service.EventRecord {
+	return service.EventRecord{ID: c.ID, WorkspaceID: p.WorkspaceID, Type: domain.EventAutomationPublished, Data: c.Object()}
+}
+
+// queuedRun is the run (and its job) a call starts when its endpoint has an action.
+func queuedRun(p store.StoredPublisher, c domain.Published) (domain.Run, jobs.NewJob, bool) {
+	if p.Action == nil {
+		return domain.Run{}, jobs.NewJob{}, false
+	}
+	now := c.ReceivedAt
+	run := domain.Run{ID: domain.NewID(domain.PrefixRun), WorkspaceID: p.WorkspaceID, EndpointID: p.ID, CallID: c.ID,
+		ActionType: p.Action.Type, Status: domain.RunQueued, CreatedAt: now, UpdatedAt: now}
+	return run, jobs.NewJob{ID: run.ID, Kind: domain.JobAutomationAction, Payload: "{}", MaxAttempts: len(actionBackoff) + 1}, true
 }
 
 // verify checks the caller with the endpoint's secret.
