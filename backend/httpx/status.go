@@ -34,6 +34,7 @@ var reasonStatus = map[string]int{
 	"method_not_allowed":     http.StatusMethodNotAllowed,
 	"unsupported_by_channel": http.StatusUnprocessableEntity, // a channel driver lacks a capability
 	"schema_mismatch":        http.StatusUnprocessableEntity, // a published payload breaks its endpoint's schema
+	"cursor_expired":         http.StatusGone,                // an after= cursor points into rows deleted by retention
 }
 
 // KnownCode reports whether c is one of the domain's codes (anything else is internal).
@@ -43,7 +44,7 @@ func KnownCode(c domain.Code) bool {
 }
 
 // Status is the HTTP status of a domain error: its code's, or its reason's where HTTP has
-// a finer one (413, 415, 405, 422). Unknown codes and internal errors are 500.
+// a finer one (413, 415, 405, 422, 410). Unknown codes and internal errors are 500.
 func Status(e *domain.Error) int {
 	status, ok := codeStatus[e.Code]
 	if !ok {

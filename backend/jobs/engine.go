@@ -22,7 +22,6 @@ const (
 	DefaultLease         = 10 * time.Second
 	DefaultPollInterval  = time.Second
 	DefaultShutdownGrace = 10 * time.Second
-	DefaultRetention     = 30 * 24 * time.Hour
 	// maxBatch bounds how many outcomes one transaction records.
 	maxBatch = 512
 )
@@ -41,8 +40,6 @@ type Config struct {
 	// ShutdownGrace is how long Close lets running jobs finish (default 10 s); the rest
 	// are aborted and handed back.
 	ShutdownGrace time.Duration
-	// Retention is how long failed jobs stay before they are pruned (default 30 days).
-	Retention time.Duration
 	// Rand returns a number in [0, 1) for retry jitter (default math/rand).
 	Rand func() float64
 }
@@ -63,9 +60,6 @@ func (c *Config) defaults() {
 	if c.ShutdownGrace <= 0 {
 		c.ShutdownGrace = DefaultShutdownGrace
 	}
-	if c.Retention <= 0 {
-		c.Retention = DefaultRetention
-	}
 	if c.Rand == nil {
 		c.Rand = mathrand.Float64
 	}
@@ -82,10 +76,10 @@ type Engine struct {
 	mu      sync.Mutex
 	runners map[string]*runner
 
-	loopCancel context.CancelFunc // stops claiming and pruning
+	loopCancel context.CancelFunc // stops claiming
 	runCancel  context.CancelFunc // aborts running jobs
 	beatCancel context.CancelFunc // stops the heartbeat
-	loops      sync.WaitGroup     // claim loops, pruning
+	loops      sync.WaitGroup     // claim loops, statistics
 	beat       sync.WaitGroup     // the heartbeat
 	closeOnce  sync.Once
 	started    bool
@@ -126,7 +120,8 @@ func (e *Engine) Register(k Kind) {
 		done: make(chan Done, max(k.Workers, 1)*2), counters: &kindCounters{}}
 }
 
-// Start runs each kind's claim loop and committer, the heartbeat and pruning until Close.
+// Start runs each kind's claim loop and committer and the heartbeat until Close. Failed
+// jobs are pruned by the retention job (service/retention).
 func (e *Engine) Start(ctx context.Context) error {
 	e.mu.Lock()
 	e.started = true
@@ -144,7 +139,6 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.loops.Go(func() { r.claimLoop(loopCtx) })
 	}
 	e.beat.Go(func() { e.heartbeat(beatCtx) })
-	e.loops.Go(func() { e.pruneLoop(loopCtx) })
 	e.loops.Go(func() { e.statsLoop(loopCtx) })
 	return nil
 }
@@ -313,28 +307,3 @@ const (
 	statsInterval = 2 * time.Second
 	statsChanges  = 2000
 )
-
-func (e *Engine) pruneLoop(ctx context.Context) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		before := e.cfg.Clock.Now().Add(-e.cfg.Retention)
-		for ctx.Err() == nil {
-			n, err := e.st.PruneJobs(ctx, before, 5000)
-			if err != nil {
-				if ctx.Err() == nil {
-					e.log.Warn("prune failed jobs", "err", err)
-				}
-				break
-			}
-			if n < 5000 {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}

@@ -145,7 +145,8 @@ func (ev *Events) deliver(payload string) {
 	ev.s.bus.Publish(e)
 }
 
-// List returns the workspace's events, newest first.
+// List returns the workspace's events, newest first. A cursor older than the events'
+// retention is refused (410 cursor_expired).
 func (ev *Events) List(ctx context.Context, a Actor, f domain.EventFilter, p domain.ListParams) (domain.Page[domain.Event], error) {
 	wsID, err := requireWorkspace(a, domain.ScopeEventsRead)
 	if err != nil {
@@ -159,6 +160,10 @@ func (ev *Events) List(ctx context.Context, a Actor, f domain.EventFilter, p dom
 		return domain.Page[domain.Event]{}, err
 	}
 	if err := CheckCursor(p.After, domain.PrefixEvent); err != nil {
+		return domain.Page[domain.Event]{}, err
+	}
+	// A cursor into events already pruned is 410 cursor_expired, not an empty page.
+	if err := ev.s.store.CheckCursor(ctx, store.TableEvents, p.After); err != nil {
 		return domain.Page[domain.Event]{}, err
 	}
 	rows, err := ev.s.store.Events(ctx, wsID, f, p.After, limit)

@@ -463,7 +463,8 @@ func (w *Webhooks) RotateSecret(ctx context.Context, a Actor, id string) (domain
 	return hook, secret, until, nil
 }
 
-// Deliveries lists an endpoint's deliveries, newest first, each with its attempts.
+// Deliveries lists an endpoint's deliveries, newest first, each with its attempts. A
+// cursor older than the deliveries' retention is refused (410 cursor_expired).
 func (w *Webhooks) Deliveries(ctx context.Context, a Actor, webhookID string, p domain.ListParams) (domain.Page[domain.Delivery], error) {
 	wsID, err := requireWorkspace(a, domain.ScopeWebhooksRead)
 	if err != nil {
@@ -477,6 +478,9 @@ func (w *Webhooks) Deliveries(ctx context.Context, a Actor, webhookID string, p 
 		return domain.Page[domain.Delivery]{}, err
 	}
 	if _, err := w.s.store.Webhook(ctx, wsID, webhookID); err != nil {
+		return domain.Page[domain.Delivery]{}, err
+	}
+	if err := w.s.store.CheckCursor(ctx, store.TableDeliveries, p.After); err != nil {
 		return domain.Page[domain.Delivery]{}, err
 	}
 	rows, err := w.s.store.Deliveries(ctx, wsID, webhookID, p.After, limit)

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,15 +165,19 @@ func (t *Tx) PurgeLink(ctx context.Context, id string) error {
 	return err
 }
 
-// DeleteLink deletes a link and its clicks; the row stays, holding the slug, with its
+// DeleteLink deletes a link and its clicks (raw and rolled up); the row stays, holding the slug, with its
 // external id released.
 func (t *Tx) DeleteLink(ctx context.Context, id string, now time.Time) error {
 	if err := t.execOne(ctx, "link", `UPDATE links SET deleted_at = ?, external_id = NULL, updated_at = ?
 		WHERE id = ? AND deleted_at IS NULL`, now.UTC(), now.UTC(), id); err != nil {
 		return err
 	}
-	_, err := t.exec(ctx, `DELETE FROM link_clicks WHERE link_id = ?`, id)
-	return err
+	for _, table := range []string{"link_clicks", "link_click_rollups", "link_visitor_rollups"} {
+		if _, err := t.exec(ctx, `DELETE FROM `+table+` WHERE link_id = ?`, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Links lists a workspace's live links, newest first or most clicked first, up to limit,
@@ -341,28 +347,54 @@ type ClickCount struct {
 // ClickCounts groups a link's clicks in [from, to) by a dimension: a column of link_clicks,
 // or "day" or "hour" (the UTC start of the period, as "2006-01-02" or "2006-01-02 15").
 // Uniques count distinct visitors per day (the visitor hash changes daily).
+//
+// Days whose raw clicks were pruned are counted from their rollups (retention.go), by the
+// hour: a range that starts or ends inside an hour of them counts that hour whole if it
+// starts inside the range. Their uniques are kept per day and per hour, so totals over whole
+// days, the day series and the hour series are exact; a total over part of a pruned day adds
+// that part's hourly uniques (a visitor seen in two of its hours counts twice), and uniques
+// by dimension leave pruned days out (stats show no uniques by dimension).
 func (q q) ClickCounts(ctx context.Context, linkID string, from, to time.Time, bots bool, by string) ([]ClickCount, error) {
-	period := map[string]string{"day": "10", "hour": "13"} // characters of "2006-01-02 15" kept
-	pgPeriod := map[string]string{"day": "YYYY-MM-DD", "hour": "YYYY-MM-DD HH24"}
-	truncate := func(p string) string {
-		if q.s.dialect == Postgres {
-			return `to_char(at AT TIME ZONE 'UTC', '` + pgPeriod[p] + `')`
-		}
-		return "substr(at, 1, " + period[p] + ")"
-	}
-	var expr string
 	switch by {
-	case "day", "hour":
-		expr = truncate(by)
-	case "referrer_host", "country", "device", "browser", "os":
-		expr = by
-	case "total":
-		expr = "''"
+	case "day", "hour", "referrer_host", "country", "device", "browser", "os", "total":
 	default:
 		return nil, domain.Internal(errors.New("no click dimension " + by))
 	}
-	day := truncate("day")
-	where, args := "link_id = ? AND at >= ? AND at < ?", []any{linkID, from.UTC(), to.UTC()}
+	from, to = from.UTC(), to.UTC()
+	mark, err := q.clicksRolledUpTo(ctx, linkID)
+	if err != nil && !domain.IsCode(err, domain.CodeNotFound) {
+		return nil, err
+	}
+	rawFrom := from
+	if mark != nil && mark.After(rawFrom) {
+		rawFrom = *mark
+	}
+	var rows []ClickCount
+	if to.After(rawFrom) {
+		if rows, err = q.rawClickCounts(ctx, linkID, rawFrom, to, bots, by); err != nil {
+			return nil, err
+		}
+	}
+	if mark == nil || !mark.After(from) {
+		return rows, nil
+	}
+	rolled, err := q.rolledClickCounts(ctx, linkID, from, minTime(to, *mark), bots, by)
+	if err != nil {
+		return nil, err
+	}
+	return mergeCounts(rows, rolled, by), nil
+}
+
+func (q q) rawClickCounts(ctx context.Context, linkID string, from, to time.Time, bots bool, by string) ([]ClickCount, error) {
+	expr := by
+	switch by {
+	case "day", "hour":
+		expr = q.period("at", by)
+	case "total":
+		expr = "''"
+	}
+	day := q.period("at", "day")
+	where, args := "link_id = ? AND at >= ? AND at < ?", []any{linkID, from, to}
 	if !bots {
 		where += " AND bot = ?"
 		args = append(args, false)
@@ -377,10 +409,152 @@ func (q q) ClickCounts(ctx context.Context, linkID string, from, to time.Time, b
 	return rows, err
 }
 
-// CountBotClicks counts a link's bot clicks in [from, to).
+// rolledClickCounts is ClickCounts over the rollups of pruned days, [from, to).
+func (q q) rolledClickCounts(ctx context.Context, linkID string, from, to time.Time, bots bool, by string) ([]ClickCount, error) {
+	where, args := "link_id = ? AND hour >= ? AND hour < ?", []any{linkID, from, to}
+	if !bots {
+		where += " AND bot = ?"
+		args = append(args, false)
+	}
+	visitors := "humans"
+	if bots {
+		visitors = "everyone"
+	}
+	uniques := func(period string, from, to time.Time) ([]ClickCount, error) {
+		var rows []ClickCount
+		if !to.After(from) {
+			return rows, nil
+		}
+		expr := q.period("start", period)
+		err := q.sel(ctx, &rows, `SELECT `+expr+` AS value, SUM(`+visitors+`) AS uniques FROM link_visitor_rollups
+			WHERE link_id = ? AND period = ? AND start >= ? AND start < ? GROUP BY `+expr, linkID, period, from, to)
+		return rows, err
+	}
+	var rows []ClickCount
+	switch by {
+	case "total":
+		var clicks int64
+		if err := q.get(ctx, &clicks, `SELECT COALESCE(SUM(clicks), 0) FROM link_click_rollups WHERE `+where, args...); err != nil {
+			return nil, err
+		}
+		// Whole days by their day's uniques; the hours of a partial day by theirs.
+		dayFrom, dayTo := from.Truncate(24*time.Hour), to.Truncate(24*time.Hour)
+		if dayFrom.Before(from) {
+			dayFrom = dayFrom.Add(24 * time.Hour)
+		}
+		total := ClickCount{Clicks: clicks}
+		spans := [][2]time.Time{{from, to}}
+		if dayTo.After(dayFrom) {
+			days, err := uniques("day", dayFrom, dayTo)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range days {
+				total.Uniques += d.Uniques
+			}
+			spans = [][2]time.Time{{from, dayFrom}, {dayTo, to}}
+		}
+		for _, sp := range spans {
+			hours, err := uniques("hour", sp[0], sp[1])
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hours {
+				total.Uniques += h.Uniques
+			}
+		}
+		return []ClickCount{total}, nil
+	case "day", "hour":
+		expr := q.period("hour", by)
+		if err := q.sel(ctx, &rows, `SELECT `+expr+` AS value, SUM(clicks) AS clicks FROM link_click_rollups WHERE `+where+
+			` GROUP BY `+expr, args...); err != nil {
+			return nil, err
+		}
+		us, err := uniques(by, from, to)
+		if err != nil {
+			return nil, err
+		}
+		at := map[string]int{}
+		for i, r := range rows {
+			at[r.Value] = i
+		}
+		for _, u := range us {
+			if i, ok := at[u.Value]; ok {
+				rows[i].Uniques = u.Uniques
+			}
+		}
+		return rows, nil
+	default:
+		err := q.sel(ctx, &rows, `SELECT `+by+` AS value, SUM(clicks) AS clicks FROM link_click_rollups WHERE `+where+
+			` GROUP BY `+by, args...)
+		return rows, err
+	}
+}
+
+// mergeCounts adds rolled-up counts to raw ones, value by value, ordered as ClickCounts
+// orders them (most clicks first).
+func mergeCounts(raw, rolled []ClickCount, by string) []ClickCount {
+	if by == "total" {
+		out := ClickCount{}
+		for _, r := range append(raw, rolled...) {
+			out.Clicks += r.Clicks
+			out.Uniques += r.Uniques
+		}
+		return []ClickCount{out}
+	}
+	index := map[string]int{}
+	var out []ClickCount
+	for _, r := range append(raw, rolled...) {
+		if i, ok := index[r.Value]; ok {
+			out[i].Clicks += r.Clicks
+			out[i].Uniques += r.Uniques
+			continue
+		}
+		index[r.Value] = len(out)
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b ClickCount) int {
+		if a.Clicks != b.Clicks {
+			return cmp.Compare(b.Clicks, a.Clicks)
+		}
+		return strings.Compare(a.Value, b.Value)
+	})
+	if len(out) > 1000 {
+		out = out[:1000]
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// CountBotClicks counts a link's bot clicks in [from, to), pruned days from their rollups.
 func (q q) CountBotClicks(ctx context.Context, linkID string, from, to time.Time) (int64, error) {
-	var n int64
-	err := q.get(ctx, &n, `SELECT COUNT(*) FROM link_clicks WHERE link_id = ? AND at >= ? AND at < ? AND bot = ?`,
-		linkID, from.UTC(), to.UTC(), true)
-	return n, err
+	from, to = from.UTC(), to.UTC()
+	mark, err := q.clicksRolledUpTo(ctx, linkID)
+	if err != nil && !domain.IsCode(err, domain.CodeNotFound) {
+		return 0, err
+	}
+	rawFrom := from
+	if mark != nil && mark.After(rawFrom) {
+		rawFrom = *mark
+	}
+	var n, rolled int64
+	if to.After(rawFrom) {
+		if err := q.get(ctx, &n, `SELECT COUNT(*) FROM link_clicks WHERE link_id = ? AND at >= ? AND at < ? AND bot = ?`,
+			linkID, rawFrom, to, true); err != nil {
+			return 0, err
+		}
+	}
+	if mark != nil && mark.After(from) {
+		if err := q.get(ctx, &rolled, `SELECT COALESCE(SUM(clicks), 0) FROM link_click_rollups
+			WHERE link_id = ? AND hour >= ? AND hour < ? AND bot = ?`, linkID, from, minTime(to, *mark), true); err != nil {
+			return 0, err
+		}
+	}
+	return n + rolled, nil
 }

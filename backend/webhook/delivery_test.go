@@ -630,37 +630,6 @@ func TestCloseHandsBackInFlightDeliveries(t *testing.T) {
 	}
 }
 
-// Finished deliveries leave the log after the retention period; pending ones never do.
-func TestFinishedDeliveriesPruned(t *testing.T) {
-	for _, d := range storetest.Dialects {
-		t.Run(string(d), func(t *testing.T) {
-			h := newHarness(t, d, opts{Retention: 30 * 24 * time.Hour})
-			ok := newReceiver(t, status(200))
-			down := newReceiver(t, status(500))
-			okHook, _ := h.hook(ok.URL, domain.EventAPIKeyCreated)
-			downHook, _ := h.hook(down.URL, domain.EventAPIKeyCreated)
-			h.emit("", nil, nil)
-			h.dispatchNow()
-			waitFor(t, "the attempts", func() bool {
-				return h.deliveries(okHook.ID)[0].Status == domain.DeliverySucceeded && len(h.deliveries(downHook.ID)[0].Attempts) == 1
-			})
-			h.clock.Advance(30*24*time.Hour - time.Second)
-			h.disp.prune(context.Background())
-			if len(h.deliveries(okHook.ID)) != 1 {
-				t.Fatal("pruned before the retention period")
-			}
-			h.clock.Advance(2 * time.Second)
-			h.disp.prune(context.Background())
-			if len(h.deliveries(okHook.ID)) != 0 {
-				t.Fatal("a finished delivery outlived the retention period")
-			}
-			if len(h.deliveries(downHook.ID)) != 1 {
-				t.Fatal("a pending delivery was pruned")
-			}
-		})
-	}
-}
-
 // A delivery being attempted right now cannot be retried (409 delivery_in_progress); once
 // its attempt is recorded it can, and the retry is one more attempt.
 func TestRetryWhileInFlightConflicts(t *testing.T) {

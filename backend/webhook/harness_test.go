@@ -59,7 +59,6 @@ type opts struct {
 	Timeout       time.Duration
 	LeaseDuration time.Duration
 	ShutdownGrace time.Duration
-	Retention     time.Duration
 	AllowList     []string // nil: 127.0.0.1
 }
 
@@ -69,23 +68,15 @@ type node struct {
 	sender *Sender
 }
 
-func (n *node) Start(ctx context.Context) error {
-	n.sender.Start(ctx)
-	return n.engine.Start(ctx)
-}
+func (n *node) Start(ctx context.Context) error { return n.engine.Start(ctx) }
 
-func (n *node) Close() {
-	n.engine.Close()
-	n.sender.Close()
-}
+func (n *node) Close() { n.engine.Close() }
 
 // InFlight is how many deliveries this replica holds.
 func (n *node) InFlight() int { return n.engine.InFlight(domain.JobWebhookDelivery) }
 
 // dispatch runs one claim round synchronously (the attempts run in the background).
 func (n *node) dispatch(ctx, _ context.Context) { n.engine.ClaimNow(ctx, domain.JobWebhookDelivery) }
-
-func (n *node) prune(ctx context.Context) { n.sender.prune(ctx) }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -115,7 +106,7 @@ func (h *harness) node(svc *service.Service, st *store.Store, o opts) *node {
 	engine := jobs.New(st, jobs.Config{Clock: h.clock, Logger: quietLogger(), Lease: o.LeaseDuration,
 		ShutdownGrace: o.ShutdownGrace, Rand: func() float64 { return 0.5 }}) // no jitter: exact schedule
 	sender := New(st, svc.Webhooks, Config{Clock: h.clock, Logger: quietLogger(), Policy: ssrf.MustPolicy(o.AllowList...),
-		Timeout: o.Timeout, Workers: o.Workers, PerEndpoint: o.PerEndpoint, Retention: o.Retention})
+		Timeout: o.Timeout, Workers: o.Workers, PerEndpoint: o.PerEndpoint})
 	engine.Register(sender.Kind())
 	n := &node{engine: engine, sender: sender}
 	h.t.Cleanup(n.Close)

@@ -38,7 +38,6 @@ const (
 	DefaultTimeout     = 15 * time.Second
 	DefaultWorkers     = 64
 	DefaultPerEndpoint = 8
-	DefaultRetention   = 30 * 24 * time.Hour
 )
 
 // Endpoints is what sending needs of the webhooks service.
@@ -66,9 +65,6 @@ type Config struct {
 	// PerEndpoint is how many attempts to one endpoint may be in flight at once, across
 	// every replica (default 8), so one slow endpoint cannot take every worker.
 	PerEndpoint int
-	// Retention is how long finished (succeeded or failed) deliveries stay in the log
-	// (default 30 days); every replica prunes older ones hourly.
-	Retention time.Duration
 	// HTTPClient replaces the SSRF-guarded client (tests only; prefer the Policy).
 	HTTPClient *http.Client
 }
@@ -92,9 +88,6 @@ func (c *Config) defaults() {
 	if c.PerEndpoint <= 0 {
 		c.PerEndpoint = DefaultPerEndpoint
 	}
-	if c.Retention <= 0 {
-		c.Retention = DefaultRetention
-	}
 }
 
 // Sender sends webhook deliveries as jobs of the engine.
@@ -104,11 +97,10 @@ type Sender struct {
 	cfg    Config
 	log    *slog.Logger
 	client *http.Client
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
-// New builds the sender. Register its Kind with the job engine; Start prunes old deliveries.
+// New builds the sender. Register its Kind with the job engine. Finished deliveries are
+// pruned with the other tables that grow with traffic (service/retention).
 func New(st *store.Store, eps Endpoints, cfg Config) *Sender {
 	cfg.defaults()
 	s := &Sender{st: st, eps: eps, cfg: cfg, log: cfg.Logger.With("component", "webhooks"), client: cfg.HTTPClient}
@@ -144,49 +136,12 @@ func Backoff(n int) (time.Duration, bool) {
 	return domain.WebhookRetrySchedule[n], true
 }
 
-// Start prunes finished deliveries older than Retention, hourly, until Close.
-func (s *Sender) Start(ctx context.Context) {
-	ctx, s.cancel = context.WithCancel(ctx)
-	s.done = make(chan struct{})
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(time.Hour)
-		defer t.Stop()
-		for {
-			s.prune(ctx)
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-}
+// Start and Close do nothing: pruning the delivery log moved to the retention job
+// (service/retention). They remain until the composition root stops calling them.
+func (s *Sender) Start(context.Context) {}
 
-// Close stops pruning.
-func (s *Sender) Close() {
-	if s.cancel != nil {
-		s.cancel()
-		<-s.done
-	}
-}
-
-// prune deletes finished deliveries older than Retention, in batches.
-func (s *Sender) prune(ctx context.Context) {
-	before := s.cfg.Clock.Now().Add(-s.cfg.Retention)
-	for ctx.Err() == nil {
-		n, err := s.st.DeleteFinishedDeliveries(ctx, before, 5000)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("prune webhook deliveries", "err", err)
-			}
-			return
-		}
-		if n < 5000 {
-			return
-		}
-	}
-}
+// Close does nothing; see Start.
+func (s *Sender) Close() {}
 
 // delivery is what sending one delivery needs, attached to its job by load.
 type delivery struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/qr"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 // Stats ranges: at most MaxStatsDays days by day, MaxStatsHours hours by hour.
@@ -111,7 +112,8 @@ func (l *Links) Stats(ctx context.Context, a service.Actor, id string, q StatsQu
 	return out, nil
 }
 
-// Clicks lists a link's clicks, newest first (bots left out unless asked).
+// Clicks lists a link's raw clicks, newest first (bots left out unless asked). Raw clicks
+// are kept for their retention (stats outlive them); an older cursor is 410 cursor_expired.
 func (l *Links) Clicks(ctx context.Context, a service.Actor, id string, bots bool, p domain.ListParams) (domain.Page[domain.Click], error) {
 	wsID, err := service.RequireWorkspace(a, domain.ScopeLinksRead)
 	if err != nil {
@@ -126,6 +128,9 @@ func (l *Links) Clicks(ctx context.Context, a service.Actor, id string, bots boo
 	}
 	link, err := l.find(ctx, l.st, wsID, id)
 	if err != nil {
+		return domain.Page[domain.Click]{}, err
+	}
+	if err := l.st.CheckCursor(ctx, store.TableClicks, p.After); err != nil {
 		return domain.Page[domain.Click]{}, err
 	}
 	rows, err := l.st.Clicks(ctx, link.ID, bots, p.After, limit+1)
