@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/service/automation"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
+	"github.com/switchboard-dev/switchboard/backend/service/retention"
 	"github.com/switchboard-dev/switchboard/backend/shortlink"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/backend/store"
@@ -41,7 +42,9 @@ type App struct {
 	// Automation is the automation surface (inbound publishing endpoints, actions).
 	Automation *automation.Automation
 	Jobs       *jobs.Engine
-	Webhooks   *webhook.Sender
+	// Retention prunes what grows with traffic (one job, one replica at a time).
+	Retention *retention.Pruner
+	Webhooks  *webhook.Sender
 	// Blobs keeps received media, served at signed /media/ URLs.
 	Blobs     *blob.Store
 	mediaURLs *media.Signer
@@ -79,6 +82,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	// Background work: one job engine, each kind registered here.
 	engine := jobs.New(st, jobs.Config{Logger: log, Lease: cfg.WebhookLease})
+	rcfg := cfg.Retention
+	rcfg.Logger = log
+	pruner := retention.New(st, rcfg)
+	engine.Register(pruner.Kind())
 	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers,
 		PerEndpoint: cfg.WebhookPerEndpoint, Logger: log})
 	engine.Register(sender.Kind())
@@ -103,15 +110,19 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		VisitorSalt: visitorSalt(cfg.SecretsKey)})
 	auto := automation.New(svc, msg, lnk, automation.Config{HooksBase: cfg.BaseURL + "/hooks", Policy: policy})
 	engine.Register(auto.Kind(cfg.actionWorkers()))
+	if err := pruner.Schedule(ctx); err != nil {
+		svc.Close()
+		st.Close()
+		return nil, err
+	}
 	if err := engine.Start(ctx); err != nil {
 		svc.Close()
 		st.Close()
 		return nil, err
 	}
-	sender.Start(ctx)
 	lnk.Start()
 	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Automation: auto, Jobs: engine, Webhooks: sender,
-		Blobs: blobs, mediaURLs: signer, log: log}
+		Blobs: blobs, mediaURLs: signer, Retention: pruner, log: log}
 	a.Handler = a.routes()
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
@@ -121,7 +132,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 func (a *App) Close() {
 	a.Links.Close() // writes the buffered clicks
 	a.Jobs.Close()
-	a.Webhooks.Close()
 	a.Service.Close()
 	_ = a.Blobs.Close()
 	a.Store.Close()

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
+	"github.com/switchboard-dev/switchboard/backend/service/retention"
 	"github.com/switchboard-dev/switchboard/backend/webhook"
 	"github.com/switchboard-dev/switchboard/graph"
 )
@@ -98,6 +99,8 @@ type Config struct {
 	// at fakes).
 	TelegramAPIURL   string
 	WhatsAppGraphURL string
+	// Retention bounds what grows with traffic (events, deliveries, clicks, …).
+	Retention retention.Config
 	// SecretsKey encrypts secrets kept at rest (webhook signing secrets, replayable
 	// responses that carry them). Empty: stored unencrypted (a warning is logged).
 	SecretsKey string
@@ -135,6 +138,13 @@ var Settings = []Setting{
 	{"SWITCHBOARD_MEDIA_URL_TTL", "", "1h0m0s", "how long a signed media URL (/media/…) works"},
 	{"SWITCHBOARD_TELEGRAM_API_URL", "", telegram.DefaultServerURL, "the Telegram Bot API origin (a local Bot API server, or a fake in tests)"},
 	{"SWITCHBOARD_WHATSAPP_GRAPH_URL", "", whatsappcloud.DefaultGraphURL, "the Graph API origin WhatsApp Cloud is reached at (a fake in tests)"},
+	{"SWITCHBOARD_RETENTION_EVENTS", "", retention.DefaultEvents.String(), "how long events are kept (GET /events, replays, subscription resumes); 0 = forever"},
+	{"SWITCHBOARD_RETENTION_DELIVERIES", "", retention.DefaultDeliveries.String(), "how long finished webhook deliveries and their attempts are kept; 0 = forever"},
+	{"SWITCHBOARD_RETENTION_CLICKS", "", retention.DefaultClicks.String(), "how long raw short-link clicks are kept (stats keep their totals through daily rollups); 0 = forever, else at least 48h"},
+	{"SWITCHBOARD_RETENTION_AUTOMATION", "", retention.DefaultAutomation.String(), "how long inbound automation calls and finished action runs are kept; 0 = forever"},
+	{"SWITCHBOARD_RETENTION_FAILED_JOBS", "", retention.DefaultFailedJobs.String(), "how long failed jobs (failed inbound channel callbacks among them) are kept; 0 = forever"},
+	{"SWITCHBOARD_RETENTION_IDEMPOTENCY", "", retention.DefaultIdempotency.String(), "how long Idempotency-Key records are kept; 0 = forever, else at least 24h"},
+	{"SWITCHBOARD_RETENTION_INTERVAL", "", retention.DefaultInterval.String(), "how often the retention job prunes (one replica at a time)"},
 	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts secrets at rest (AES-256-GCM: webhook signing secrets, channel tokens and app secrets, callback tokens) and derives the key that signs media URLs, so every replica must share it. Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
@@ -194,6 +204,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.MediaStore, c.TelegramAPIURL, c.WhatsAppGraphURL = get("SWITCHBOARD_MEDIA_STORE"),
 		strings.TrimRight(get("SWITCHBOARD_TELEGRAM_API_URL"), "/"), strings.TrimRight(get("SWITCHBOARD_WHATSAPP_GRAPH_URL"), "/")
 	parse("SWITCHBOARD_MEDIA_MAX_BYTES", "a whole number of bytes", func(v string) (e error) { c.MediaMaxBytes, e = strconv.ParseInt(v, 10, 64); return })
+	c.Retention = retention.Defaults()
+	for env, d := range map[string]*time.Duration{"SWITCHBOARD_RETENTION_EVENTS": &c.Retention.Events,
+		"SWITCHBOARD_RETENTION_DELIVERIES": &c.Retention.Deliveries, "SWITCHBOARD_RETENTION_CLICKS": &c.Retention.Clicks,
+		"SWITCHBOARD_RETENTION_AUTOMATION": &c.Retention.Automation, "SWITCHBOARD_RETENTION_FAILED_JOBS": &c.Retention.FailedJobs,
+		"SWITCHBOARD_RETENTION_IDEMPOTENCY": &c.Retention.Idempotency, "SWITCHBOARD_RETENTION_INTERVAL": &c.Retention.Interval} {
+		parse(env, "a duration such as 720h (0 keeps forever)", func(v string) (e error) { *d, e = time.ParseDuration(v); return })
+	}
 	parse("SWITCHBOARD_MEDIA_UPLOAD_MAX_BYTES", "a whole number of bytes", func(v string) (e error) { c.MediaUploadMaxBytes, e = strconv.ParseInt(v, 10, 64); return })
 	parse("SWITCHBOARD_MEDIA_URL_TTL", "a duration such as 15m or 1h", func(v string) (e error) { c.MediaURLTTL, e = time.ParseDuration(v); return })
 	for _, t := range strings.Split(get("SWITCHBOARD_MEDIA_TYPES"), ",") {
@@ -257,6 +274,9 @@ func (c Config) Validate() error {
 	}
 	if c.MediaMaxBytes < 0 {
 		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaMaxBytes)
+	}
+	if err := c.Retention.Validate(); err != nil {
+		bad("SWITCHBOARD_RETENTION_*", "%v", err)
 	}
 	if c.MediaUploadMaxBytes < 0 {
 		bad("SWITCHBOARD_MEDIA_UPLOAD_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaUploadMaxBytes)

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
+	"github.com/switchboard-dev/switchboard/backend/service/retention"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
 	"github.com/switchboard-dev/switchboard/graph"
@@ -59,6 +60,7 @@ func TestDefaultsAgree(t *testing.T) {
 		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, LogLevel: "info", LogFormat: "json",
 		MediaMaxBytes: messaging.DefaultMediaMaxBytes, MediaTypes: messaging.DefaultMediaTypes, MediaURLTTL: time.Hour,
 		MediaUploadMaxBytes: channels.DefaultMaxUploadBytes,
+		Retention:           withInterval(retention.Defaults(), retention.DefaultInterval),
 		TelegramAPIURL:      telegram.DefaultServerURL, WhatsAppGraphURL: whatsappcloud.DefaultGraphURL,
 	}
 	if !reflect.DeepEqual(cfg, want) {
@@ -193,4 +195,9 @@ func TestModelsFileIsServed(t *testing.T) {
 	if _, err := app.New(t.Context(), cfg, discard()); err == nil {
 		t.Fatal("a catalog entry without id was accepted")
 	}
+}
+
+func withInterval(c retention.Config, d time.Duration) retention.Config {
+	c.Interval = d
+	return c
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
+	"github.com/switchboard-dev/switchboard/backend/service/retention"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
@@ -45,6 +46,12 @@ func newMetrics(a *App) *metrics {
 		}, []string{"surface"}),
 	}
 	m.cache.Store(&map[seriesKey]series{})
+	for _, table := range retention.Tables {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "switchboard_retention_pruned_rows_total", Help: "Rows deleted by the retention job on this replica, by table.",
+			ConstLabels: prometheus.Labels{"table": table},
+		}, func() float64 { return float64(a.Retention.Pruned()[table]) }))
+	}
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -217,14 +217,14 @@ func (a *api) automationRoutes() []route {
 		},
 		{
 			method: "GET", path: "/api/v1/automation/endpoints/{id}/calls", operationID: "listAutomationEndpointCalls", serve: callWith(a.listEndpointCalls),
-			tag: tag, scope: "automation:read",
+			tag: tag, scope: "automation:read", errors: []int{410},
 			summary:     "List an endpoint's calls",
 			returns:     "A page of calls, newest first, with their payloads.",
 			description: "The calls the endpoint accepted (each also an `automation.published` event).",
 		},
 		{
 			method: "GET", path: "/api/v1/automation/endpoints/{id}/runs", operationID: "listAutomationEndpointRuns", serve: callWith(a.listEndpointRuns),
-			tag: tag, scope: "automation:read",
+			tag: tag, scope: "automation:read", errors: []int{410},
 			summary: "List an endpoint's action runs",
 			returns: "A page of runs, newest first.",
 			description: "Each run: the action as rendered for its call (`input`), what it produced (`output`: a message or " +

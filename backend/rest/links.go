@@ -400,7 +400,7 @@ func (a *api) linkRoutes() []route {
 		},
 		{
 			method: "GET", path: "/api/v1/links/{id}/clicks", operationID: "listLinkClicks", serve: callWith(a.linkClicks),
-			tag: "Links", scope: "links:read",
+			tag: "Links", scope: "links:read", errors: []int{410},
 			summary: "List a link's clicks",
 			returns: "A page of clicks, newest first.",
 			description: "Each click: time, referrer, browser, OS, device, country (when a GeoIP database is configured), bot flag " +

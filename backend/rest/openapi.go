@@ -43,17 +43,18 @@ var errorResponses = map[int]struct{ name, description, example string }{
 	401: {"Unauthorized", "No API key (`missing_api_key`), or one that is malformed, unknown, revoked or expired (`invalid_api_key`, with the same message in each of those cases).", "invalid_api_key"},
 	403: {"Forbidden", "The key lacks the scope the operation needs (`insufficient_scope`, naming it), or may not be used from the request's Origin (`origin_not_allowed`).", "insufficient_scope"},
 	404: {"NotFound", "No such object in the key's workspace (objects of other workspaces are never visible).", "not_found"},
+	410: {"CursorExpired", "The `after` cursor points into rows the retention settings have already deleted (`cursor_expired`): start again without `after`.", "cursor_expired"},
 	409: {"Conflict", "The request conflicts with the current state, or its Idempotency-Key was used with a different request (`idempotency_conflict`).", "idempotency_conflict"},
 	413: {"PayloadTooLarge", "The request body is larger than the limit (1 MiB by default).", "payload_too_large"},
 	415: {"UnsupportedMediaType", "The request body is not sent as `Content-Type: application/json`.", "unsupported_media_type"},
 	422: {"Unprocessable", "The request is well formed but cannot be carried out (for example, the channel does not support it).", "unsupported_by_channel"},
 	429: {"RateLimited", "The key's rate limit is exhausted; retry after `Retry-After` seconds.", "rate_limit_exceeded"},
 	500: {"InternalError", "Something went wrong on our side. The request id helps us find it.", "internal_error"},
-	503: {"Unavailable", "The service is temporarily unavailable; retry later.", "service_unavailable"},
+	503: {"Unavailable", "The database is restarting or unreachable (`unavailable`), or a channel's provider did not answer (`channel_unavailable`): nothing was changed; retry after `Retry-After` seconds.", "unavailable"},
 }
 
 var errorTypes = map[int]string{400: typeInvalidRequest, 401: typeAuthentication, 403: typePermission, 404: typeInvalidRequest,
-	409: typeInvalidRequest, 413: typeInvalidRequest, 415: typeInvalidRequest, 422: typeInvalidRequest, 429: typeRateLimit, 500: typeAPI, 503: typeAPI}
+	409: typeInvalidRequest, 410: typeInvalidRequest, 413: typeInvalidRequest, 415: typeInvalidRequest, 422: typeInvalidRequest, 429: typeRateLimit, 500: typeAPI, 503: typeAPI}
 
 var errorMessages = map[string]string{
 	"validation_failed":      "limit must be an integer between 1 and 100",
@@ -66,7 +67,8 @@ var errorMessages = map[string]string{
 	"unsupported_by_channel": "this channel cannot do that",
 	"rate_limit_exceeded":    "too many requests for this API key; retry after 1 s (limit: 40 requests at once, 20 per second)",
 	"internal_error":         "internal error",
-	"service_unavailable":    "the service is temporarily unavailable",
+	"unavailable":            "the database is unavailable; retry shortly",
+	"cursor_expired":         "this cursor points into events older than the retention (30 days); list again without after",
 }
 
 func errorParam(code string) any {
@@ -75,6 +77,8 @@ func errorParam(code string) any {
 		return "limit"
 	case "idempotency_conflict":
 		return "Idempotency-Key"
+	case "cursor_expired":
+		return "after"
 	case "unsupported_media_type":
 		return "Content-Type"
 	}
@@ -247,7 +251,7 @@ func (rt route) operation(schemas *schemaSet) obj {
 		responses["201"] = obj{"description": "Created: " + rt.okText(), "headers": okHeaders, "content": content}
 	}
 	if !rt.public {
-		statuses = append(statuses, 401, 403, 429, 500)
+		statuses = append(statuses, 401, 403, 429, 500, 503)
 	}
 	if rt.serve.body != nil || rt.method == http.MethodPost {
 		statuses = append(statuses, 400, 413)

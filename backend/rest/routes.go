@@ -179,7 +179,7 @@ func (a *api) routes() []route {
 
 		{
 			method: "GET", path: "/api/v1/events", operationID: "listEvents", serve: callWith(a.listEvents),
-			tag: "Events", scope: "events:read",
+			tag: "Events", scope: "events:read", errors: []int{410},
 			summary: "List events",
 			returns: "A page of events.",
 			description: "The workspace's events, newest first, in the envelope webhooks deliver. " +
@@ -552,7 +552,7 @@ func (a *api) routes() []route {
 		},
 		{
 			method: "GET", path: "/api/v1/webhooks/{id}/deliveries", operationID: "listWebhookDeliveries", serve: callWith(a.listDeliveries),
-			tag: "Webhooks", scope: "webhooks:read",
+			tag: "Webhooks", scope: "webhooks:read", errors: []int{410},
 			summary: "List an endpoint's deliveries",
 			returns: "A page of deliveries.",
 			description: "Deliveries to the endpoint, newest first, each with every attempt: time, status code, latency, " +

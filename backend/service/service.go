@@ -201,7 +201,4 @@ func (s *Service) cleanup(ctx context.Context) {
 	if err := s.store.DeleteExpiredSessions(ctx, now, now.Add(-s.cfg.SessionIdle)); err != nil {
 		s.log.Error("delete expired sessions", "err", err)
 	}
-	if err := s.store.DeleteIdempotencyKeysBefore(ctx, now.Add(-IdempotencyWindow)); err != nil {
-		s.log.Error("delete old idempotency keys", "err", err)
-	}
 }

@@ -217,19 +217,6 @@ func (t *Tx) AsyncCommit(ctx context.Context) error {
 	return err
 }
 
-// DeleteFinishedDeliveries removes up to limit succeeded or failed deliveries (with their
-// attempts) created before before, and reports how many it removed.
-func (q q) DeleteFinishedDeliveries(ctx context.Context, before time.Time, limit int) (int, error) {
-	res, err := q.exec(ctx, `DELETE FROM webhook_deliveries WHERE id IN (
-		SELECT id FROM webhook_deliveries WHERE status <> ? AND created_at < ? LIMIT ?)`,
-		domain.DeliveryPending, before.UTC(), limit)
-	if err != nil {
-		return 0, err
-	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
-}
-
 func placeholders(n int) string {
 	if n <= 0 {
 		return ""

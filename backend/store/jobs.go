@@ -585,21 +585,6 @@ func (t *Tx) CancelQueuedJobs(ctx context.Context, kind, concurrencyKey string) 
 	return ids, err
 }
 
-// PruneJobs deletes failed jobs last touched before before, and pacing slots long past,
-// up to limit rows; it reports how many jobs it removed.
-func (q q) PruneJobs(ctx context.Context, before time.Time, limit int) (int, error) {
-	res, err := q.exec(ctx, `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status = ? AND updated_at < ? LIMIT ?)`,
-		JobFailed, before.UTC(), limit)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := q.exec(ctx, `DELETE FROM job_pacing WHERE next_at < ?`, before.UTC()); err != nil {
-		return 0, err
-	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
-}
-
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s

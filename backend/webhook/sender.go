@@ -136,13 +136,6 @@ func Backoff(n int) (time.Duration, bool) {
 	return domain.WebhookRetrySchedule[n], true
 }
 
-// Start and Close do nothing: pruning the delivery log moved to the retention job
-// (service/retention). They remain until the composition root stops calling them.
-func (s *Sender) Start(context.Context) {}
-
-// Close does nothing; see Start.
-func (s *Sender) Close() {}
-
 // delivery is what sending one delivery needs, attached to its job by load.
 type delivery struct {
 	store.PendingDelivery

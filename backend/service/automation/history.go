@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
 // Calls lists an endpoint's accepted calls with their payloads, newest first.
@@ -19,6 +20,9 @@ func (a *Automation) Calls(ctx context.Context, ac service.Actor, id string, pp 
 		return domain.Page[domain.Published]{}, err
 	}
 	if err := service.CheckCursor(pp.After, domain.PrefixEvent); err != nil {
+		return domain.Page[domain.Published]{}, err
+	}
+	if err := a.st.CheckCursor(ctx, store.TableCalls, pp.After); err != nil {
 		return domain.Page[domain.Published]{}, err
 	}
 	p, err := load(ctx, a.st, ws, id)
@@ -43,6 +47,9 @@ func (a *Automation) Runs(ctx context.Context, ac service.Actor, id string, pp d
 		return domain.Page[domain.Run]{}, err
 	}
 	if err := service.CheckCursor(pp.After, domain.PrefixRun); err != nil {
+		return domain.Page[domain.Run]{}, err
+	}
+	if err := a.st.CheckCursor(ctx, store.TableRuns, pp.After); err != nil {
 		return domain.Page[domain.Run]{}, err
 	}
 	p, err := load(ctx, a.st, ws, id)
