@@ -82,6 +82,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, args, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, args, stdout)
+	case "backup":
+		return backup(ctx, args, stdout)
+	case "restore":
+		return restore(ctx, args, stdout)
 	case "version":
 		if len(args) > 0 {
 			return usageError{fmt.Errorf("version takes no arguments (got %q)", args[0])}
@@ -101,10 +105,13 @@ func usage(w io.Writer) {
 Usage:
   switchboard serve [flags]     run the service (the default command)
   switchboard migrate [flags]   apply database migrations and exit
+  switchboard backup FILE       copy the SQLite database to FILE while the server runs
+                                (--force replaces FILE; PostgreSQL: prints the pg_dump recipe)
+  switchboard restore FILE      replace the SQLite database with the backup FILE (server stopped)
   switchboard healthcheck       exit 0 when the local server's /readyz answers 200 (for Docker)
   switchboard version           print the version (also --version, -v)
 
-Flags (serve, migrate):
+Flags (serve, migrate; backup and restore take --database-url):
   --addr          listen address            ($SWITCHBOARD_ADDR)
   --database-url  database connection URL   ($DATABASE_URL)
   --base-url      public origin             ($SWITCHBOARD_BASE_URL)
