@@ -51,6 +51,7 @@ type App struct {
 	Handler   http.Handler
 	log       *slog.Logger
 	metrics   *metrics // served by MetricsHandler, never by Handler
+	unlock    func()   // releases the SQLite database's lock (store.LockForServe)
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -59,6 +60,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One server per SQLite database, and none during a restore (switchboard restore).
+	unlock, err := store.LockForServe(cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			unlock()
+		}
+	}()
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -122,8 +134,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	lnk.Start()
 	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Automation: auto, Jobs: engine, Webhooks: sender,
-		Blobs: blobs, mediaURLs: signer, Retention: pruner, log: log}
+		Blobs: blobs, mediaURLs: signer, Retention: pruner, log: log, unlock: unlock}
 	a.Handler = a.routes()
+	started = true
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
 }
@@ -135,6 +148,7 @@ func (a *App) Close() {
 	a.Service.Close()
 	_ = a.Blobs.Close()
 	a.Store.Close()
+	a.unlock()
 }
 
 func (a *App) routes() http.Handler {
