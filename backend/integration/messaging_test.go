@@ -73,14 +73,17 @@ func TestKilledReplicaSendsEachMessageOnce(t *testing.T) {
 	}
 
 	b := startReplica(t, "B", db)
-	waitFor(t, 60*time.Second, "every message to be delivered", func() bool {
+	// Delivered on X, and stored on Y: the receipt and Y's inbound message are separate
+	// channel events (Y's applied in order per chat), so wait for both.
+	waitFor(t, 60*time.Second, "every message to be delivered and stored", func() bool {
 		for _, m := range messagesOf(t, b, o.key, x.ID, "direction=outbound") {
 			if m.Status != "delivered" {
 				return false
 			}
 		}
-		return true
+		return len(messagesOf(t, b, o.key, y.ID, "direction=inbound")) >= n
 	})
+	time.Sleep(300 * time.Millisecond) // room for a duplicate to show, were there one
 	got := messagesOf(t, b, o.key, y.ID, "direction=inbound")
 	if len(got) != n {
 		t.Fatalf("Y has %d messages, want %d", len(got), n)
