@@ -322,14 +322,16 @@ func TestPacedChatFollowsAtItsPace(t *testing.T) {
 }
 
 // A replica never takes over a job it still holds, even past its lease (its heartbeat is
-// late, not dead); another replica does.
+// late, not dead); another replica does; and a replica takes over its own expired job once
+// it no longer holds it (its outcome could not be written while the database was away:
+// alone, nobody else would).
 func TestOwnJobIsNotTakenOver(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		now := time.Now().UTC().Truncate(time.Millisecond)
-		enqueue(t, st, now, jobs.NewJob{Kind: "test.own"})
-		claim := func(owner string, at time.Time) int {
+		enqueue(t, st, now, jobs.NewJob{ID: "job_own", Kind: "test.own"})
+		claim := func(owner string, at time.Time, held ...string) int {
 			c, _, err := st.ClaimJobs(context.Background(), store.ClaimJobsParams{Kind: "test.own", Now: at,
-				LeaseUntil: at.Add(time.Second), Token: owner + "1", Owner: owner, Limit: 1, Concurrency: 1})
+				LeaseUntil: at.Add(time.Second), Token: owner + "1", Owner: owner, Held: held, Limit: 1, Concurrency: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -339,11 +341,15 @@ func TestOwnJobIsNotTakenOver(t *testing.T) {
 			t.Fatal("the job was not claimed")
 		}
 		later := now.Add(time.Minute) // a's lease has expired
-		if claim("a/", later) != 0 {
-			t.Fatal("replica a took over its own job")
+		if claim("a/", later, "job_own", "job_other") != 0 {
+			t.Fatal("replica a took over its own job while holding it")
 		}
 		if claim("b/", later) != 1 {
 			t.Fatal("replica b did not take over a's expired job")
+		}
+		even := later.Add(time.Minute) // b's lease has expired too, and b let the job go
+		if claim("b/", even, "job_other") != 1 {
+			t.Fatal("replica b did not take back its own expired job it no longer holds")
 		}
 	})
 }

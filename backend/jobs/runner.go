@@ -97,14 +97,15 @@ func (r *runner) claim(ctx context.Context) *time.Time {
 	var wakeAt *time.Time
 	for ctx.Err() == nil && !r.stopClaiming.Load() {
 		r.mu.Lock()
-		free := r.k.Workers - len(r.flying)
+		free, held := r.k.Workers-len(r.flying), r.heldIDs()
 		r.mu.Unlock()
 		if free <= 0 {
 			return wakeAt
 		}
 		now := r.e.cfg.Clock.Now()
 		claimed, wake, err := r.e.st.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now,
-			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Owner: r.e.owner + "/", Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
+			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Owner: r.e.owner + "/", Held: held, Limit: free,
+			Concurrency: r.k.Concurrency, Paced: r.k.Paced})
 		if err != nil {
 			if ctx.Err() == nil {
 				r.e.log.Error("claim jobs", "kind", r.k.Name, "err", err)
@@ -234,6 +235,17 @@ func (r *runner) commitLoop() {
 	}
 }
 
+// heldIDs lists the jobs this runner still holds (r.mu held): a job of this replica whose
+// lease expired and that is not among them was let go (its outcome could not be written,
+// the database being away) and is taken over like a dead replica's.
+func (r *runner) heldIDs() []string {
+	ids := make([]string, 0, len(r.flying))
+	for id := range r.flying {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // commitLinger is how long the committer waits for running jobs to join a batch.
 const commitLinger = time.Millisecond
 
@@ -331,14 +343,14 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 			return nil
 		}
 		r.mu.Lock()
-		free := r.k.Workers - len(r.flying) + len(batch)
+		free, held := r.k.Workers-len(r.flying)+len(batch), r.heldIDs()
 		r.mu.Unlock()
 		if free <= 0 {
 			return nil
 		}
 		var wake *time.Time
 		next, wake, err = tx.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now, LeaseUntil: now.Add(r.e.cfg.Lease),
-			Token: r.e.token(), Owner: r.e.owner + "/", Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
+			Token: r.e.token(), Owner: r.e.owner + "/", Held: held, Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
 		if err == nil && wake != nil {
 			// Paced jobs this claim held back: the claim loop may be waiting for its poll,
 			// so it is woken at their next slot.

@@ -89,9 +89,12 @@ type ClaimJobsParams struct {
 	LeaseUntil time.Time
 	// Token identifies this claim (the lease holder); finishing and renewing check it.
 	Token string
-	// Owner is the claiming replica's prefix of its tokens ("owner/"): a replica never
-	// takes over a job it still holds itself (its heartbeat renews it, late or not).
+	// Owner is the claiming replica's prefix of its tokens ("owner/") and Held the jobs it
+	// still holds: a replica never takes over a job it holds (its heartbeat renews it, late
+	// or not), but does take over its own expired jobs it let go (their outcome could not
+	// be written while the database was away), which no other replica may be there to take.
 	Owner string
+	Held  []string
 	// Limit is the most jobs to claim.
 	Limit int
 	// Concurrency is the limit per concurrency key of jobs enqueued without their own.
@@ -198,8 +201,9 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 		var cands []jobCandidate
 		cols := `SELECT id, concurrency_key, concurrency_limit, pacing_key, pacing_interval_ms FROM jobs j`
 		notMine, args := "", []any{p.Kind, JobRunning, now}
-		if p.Owner != "" {
-			notMine, args = ` AND locked_by NOT LIKE ?`, append(args, p.Owner+"%")
+		if p.Owner != "" && len(p.Held) > 0 {
+			notMine, args = ` AND (locked_by NOT LIKE ? OR id NOT IN (`+placeholders(len(p.Held))+`))`,
+				append(append(args, p.Owner+"%"), anys(p.Held)...)
 		}
 		args = append(args, full...)
 		if expired > 0 {
