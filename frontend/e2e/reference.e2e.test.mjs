@@ -25,6 +25,8 @@ let secret = '';
 const viewport = { width: 1280, height: 800 };
 
 async function openReference(hash = '') {
+  // A fresh load each time: from the same page, going to a fragment would only follow it.
+  if (new URL(page.url()).pathname === '/user/api/reference') await page.goto('about:blank');
   await page.goto(`${server.base}/user/api/reference${hash}`);
   await page.getByRole('navigation', { name: 'API operations' }).waitFor({ timeout: 15_000 });
   await settled(page);
@@ -77,16 +79,45 @@ describe('API reference end to end', { timeout: 180_000 }, () => {
   it('following an operation link leaves its heading below the sticky top bar', async () => {
     await openReference();
     const toc = page.getByRole('navigation', { name: 'API operations' });
-    const hrefs = await toc.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    // Operation links are in the lists; each group's title links to the group.
+    const hrefs = await toc.locator('li a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     assert.ok(hrefs.length >= 3, `only ${hrefs.length} operation links`);
-    // First, one in the middle, last (the last cannot scroll to the top: still not hidden).
+    // One group at a time: the first one, its title marked current.
+    const groupOf = (href) => toc.locator('div', { has: page.locator(`a[href="${href}"]`) }).locator('a[aria-current]');
+    const groups = await toc.locator('a[href^="#tag-"]').count();
+    assert.ok(groups >= 3, `only ${groups} group links`);
+    assert.equal(await toc.locator('a[aria-current="location"]').count(), 1);
+    assert.equal(await page.getByRole('heading', { level: 2 }).count(), 1);
+    assert.ok((await page.locator('[data-operation]').count()) < hrefs.length / 2, 'every operation is rendered');
+    // First, one in the middle, last (the last cannot scroll to the top: still not hidden), each
+    // in another group: the link renders its group, then scrolls to it.
+    const visited = [];
     for (const href of [hrefs[1], hrefs[Math.floor(hrefs.length / 2)], hrefs.at(-1)]) {
       await toc.locator(`a[href="${href}"]`).click();
       await scrollSettled();
       const heading = page.locator(`[id="${href.slice(1)}"] h3`).first();
       await assertInView(heading, `heading of ${href}`);
+      assert.equal(await groupOf(href).count(), 1, `the group of ${href} is not marked current`);
+      visited.push(href);
     }
     await screenshot(page, '19-reference-link');
+
+    // Back returns to the previous operation, in its group.
+    await page.goBack();
+    await page.waitForURL((url) => url.hash === visited.at(-2));
+    await page.locator(`[id="${visited.at(-2).slice(1)}"] h3`).first().waitFor();
+    await scrollSettled();
+    assert.equal(await groupOf(visited.at(-2)).count(), 1, `back: the group of ${visited.at(-2)} is not marked current`);
+    await page.goForward();
+    await page.locator(`[id="${visited.at(-1).slice(1)}"] h3`).first().waitFor();
+
+    // The filter searches every group; clearing it returns to the selected one.
+    const filter = page.getByLabel('Filter operations');
+    await filter.fill('get');
+    assert.ok((await page.getByRole('heading', { level: 2 }).count()) > 1, 'a filter shows one group only');
+    await filter.fill('');
+    assert.equal(await page.getByRole('heading', { level: 2 }).count(), 1);
+    await page.locator(`[id="${visited.at(-1).slice(1)}"]`).waitFor();
 
     // Opening a link from elsewhere (a bookmark, a shared URL) lands the same way.
     const target = hrefs[Math.floor(hrefs.length / 3)];
@@ -135,7 +166,7 @@ describe('API reference end to end', { timeout: 180_000 }, () => {
   it('without a pasted key, Try it asks for one in the panel; Enter there sends (narrow screen)', async () => {
     await page.evaluate(() => sessionStorage.clear());
     await page.setViewportSize({ width: 800, height: 700 });
-    await openReference();
+    await openReference('#listModels');
     const op = page.locator('[data-operation="GET /api/v1/models"]');
     await op.scrollIntoViewIfNeeded();
     await op.getByRole('button', { name: 'Try it' }).click();

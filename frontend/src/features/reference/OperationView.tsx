@@ -59,7 +59,7 @@ export function OperationView({
     <section id={op.id} className={styles.op} aria-labelledby={headingId} data-operation={`${op.method.toUpperCase()} ${op.path}`}>
       <div className={styles.opHeader}>
         <MethodBadge method={op.method} />
-        <h3 id={headingId} className={styles.opPath}>
+        <h3 id={headingId} className={styles.opPath} tabIndex={-1}>
           <span className="visually-hidden">{op.method.toUpperCase()} </span>
           {op.path}
         </h3>

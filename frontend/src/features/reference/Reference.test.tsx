@@ -15,7 +15,13 @@ function op(name: string) {
 // jsdom has no scrollIntoView; tests that check scrolling put a spy there.
 const originalScrollIntoView = Element.prototype.scrollIntoView;
 
+/** Opens the page at a fragment, as a bookmark or a shared link would. */
+function atHash(hash: string) {
+  window.history.replaceState(null, '', `/user/api/reference${hash}`);
+}
+
 afterEach(() => {
+  atHash('');
   vi.unstubAllGlobals();
   Element.prototype.scrollIntoView = originalScrollIntoView;
 });
@@ -40,7 +46,12 @@ describe('Reference', () => {
     expect(within(models).getByText('Missing or invalid key')).toBeInTheDocument();
     // The 200 schema is expanded: properties of the list with required marks.
     expect(within(models).getByText('array of Model')).toBeInTheDocument();
+  });
 
+  it('shows a request body with its schema and example', () => {
+    atHash('#updateWebhook');
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
     const update = op('PATCH /api/v1/webhooks/{id}');
     expect(within(update).getByText('Webhook id')).toBeInTheDocument();
     expect(within(update).getAllByText('required').length).toBeGreaterThanOrEqual(2);
@@ -138,6 +149,7 @@ describe('Reference', () => {
     const user = userEvent.setup();
     Element.prototype.scrollIntoView = vi.fn();
     sessionStorage.setItem('switchboard.reference.apiKey', 'sb_live_pasted');
+    atHash('#updateWebhook');
     const { client } = mockClient({});
     renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
     const update = op('PATCH /api/v1/webhooks/{id}');
@@ -152,6 +164,86 @@ describe('Reference', () => {
     renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
     await user.type(screen.getByLabelText('Filter operations'), 'nothing-like-this');
     expect(screen.getByText('No matching operations')).toBeInTheDocument();
+  });
+});
+
+describe('Reference, one group at a time', () => {
+  const toc = () => screen.getByRole('navigation', { name: 'API operations' });
+  const rendered = () => screen.queryAllByRole('region').map((r) => r.getAttribute('data-operation')).filter(Boolean);
+
+  it('renders only the first group when the URL names none; the table of contents lists every operation', () => {
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
+    expect(rendered()).toEqual(['GET /api/v1/models']);
+    expect(screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual(['Models']);
+    expect(screen.getByText('Models the workspace can use.')).toBeInTheDocument();
+    const links = within(toc()).getAllByRole('link').map((a) => a.getAttribute('href'));
+    expect(links).toEqual(['#tag-Models', '#listModels', '#tag-Webhooks', '#updateWebhook', '#tag-Meta', '#getOpenAPI']);
+    expect(within(toc()).getByRole('link', { name: 'Models' })).toHaveAttribute('aria-current', 'location');
+    expect(within(toc()).getByRole('link', { name: 'Webhooks' })).not.toHaveAttribute('aria-current');
+    // The next group is a link away at the end of this one.
+    expect(screen.getByRole('link', { name: 'Next: Webhooks' })).toHaveAttribute('href', '#tag-Webhooks');
+  });
+
+  it("selects the group of the operation named in the URL and scrolls to it", () => {
+    const scrollIntoView = vi.fn();
+    Element.prototype.scrollIntoView = scrollIntoView;
+    atHash('#updateWebhook');
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
+    expect(rendered()).toEqual(['PATCH /api/v1/webhooks/{id}']);
+    expect(screen.getByRole('heading', { level: 2, name: 'Webhooks' })).toBeInTheDocument();
+    expect(within(toc()).getByRole('link', { name: 'Webhooks' })).toHaveAttribute('aria-current', 'location');
+    expect(scrollIntoView.mock.contexts).toContain(op('PATCH /api/v1/webhooks/{id}'));
+    // Loading the page does not move focus.
+    expect(document.activeElement).toBe(document.body);
+  });
+
+  it('a link in the table of contents renders its group, scrolls to the operation and focuses its heading', async () => {
+    const user = userEvent.setup();
+    const scrollIntoView = vi.fn();
+    Element.prototype.scrollIntoView = scrollIntoView;
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
+
+    await user.click(within(toc()).getByRole('link', { name: /Update a webhook/ }));
+    await waitFor(() => expect(rendered()).toEqual(['PATCH /api/v1/webhooks/{id}']));
+    const update = op('PATCH /api/v1/webhooks/{id}');
+    expect(scrollIntoView.mock.contexts).toContain(update);
+    expect(within(update).getByRole('heading', { level: 3 })).toHaveFocus();
+    expect(within(toc()).getByRole('link', { name: 'Webhooks' })).toHaveAttribute('aria-current', 'location');
+    expect(within(toc()).getByRole('link', { name: 'Models' })).not.toHaveAttribute('aria-current');
+
+    // A group's own link shows the group from its header.
+    await user.click(within(toc()).getByRole('link', { name: 'Meta' }));
+    await waitFor(() => expect(rendered()).toEqual(['GET /api/v1/openapi.json']));
+    expect(screen.getByRole('heading', { level: 2, name: 'Meta' })).toHaveFocus();
+
+    // Back and forward change the fragment the same way.
+    window.location.hash = '#listModels';
+    await waitFor(() => expect(rendered()).toEqual(['GET /api/v1/models']));
+    expect(within(toc()).getByRole('link', { name: 'Models' })).toHaveAttribute('aria-current', 'location');
+  });
+
+  it('a filter searches every group and clearing it returns to the selected group', async () => {
+    const user = userEvent.setup();
+    const { client } = mockClient({});
+    renderWithClient(<Reference doc={sampleDoc} origin={ORIGIN} />, { client });
+    const box = screen.getByLabelText('Filter operations');
+
+    await user.type(box, 'get');
+    expect(rendered()).toEqual(['GET /api/v1/models', 'GET /api/v1/openapi.json']);
+    expect(screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual(['Models', 'Meta']);
+    expect(within(toc()).queryByRole('link', { name: /Update a webhook/ })).not.toBeInTheDocument();
+    expect(within(toc()).queryByRole('link', { current: 'location' })).not.toBeInTheDocument();
+
+    await user.clear(box);
+    await user.type(box, 'webhook');
+    expect(rendered()).toEqual(['PATCH /api/v1/webhooks/{id}']);
+
+    await user.clear(box);
+    expect(rendered()).toEqual(['GET /api/v1/models']);
+    expect(within(toc()).getAllByRole('link')).toHaveLength(6);
   });
 });
 
