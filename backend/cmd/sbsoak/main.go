@@ -222,8 +222,10 @@ func run(c config) int {
 	// Drain: the job queues empty, the click buffer written, then the event log read and
 	// the deliveries awaited.
 	drained, left := drain(srv.metrics, 60*time.Second)
+	var stuck []string
 	if drained < 0 {
 		logf("queues not drained after 60 s: %s", strings.Join(left, "; "))
+		stuck = stuckJobs(pg.URL())
 	}
 	time.Sleep(2 * time.Second)
 	v, err := s.verify(baseline, 30*time.Second)
@@ -234,7 +236,7 @@ func run(c config) int {
 	finalMetrics, _ := scrape(srv.metrics)
 
 	rep := &report{cfg: c, recs: rec.snapshot(), faults: faults, mems: mems, v: v, began: began,
-		ended: trafficEnded, drained: drained, skipped: s.skipped.Load(), metrics: finalMetrics, pgVersion: pg.version(), left: left}
+		ended: trafficEnded, drained: drained, skipped: s.skipped.Load(), metrics: finalMetrics, pgVersion: pg.version(), left: left, stuck: stuck}
 	rep.serverLog = scanLog(srv.logPath)
 	ok := rep.print(os.Stdout)
 	if !ok {

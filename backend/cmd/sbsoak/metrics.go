@@ -55,12 +55,14 @@ func scrape(url string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// memory is the process's figures at one moment (each the mean of a few samples: the heap
-// rises and falls between collections).
+// memory is the process's figures at one moment (each the mean of a few samples, and the
+// lowest heap: the heap rises and falls between collections, GOGC=400 making the swing
+// five times the live heap, so the lowest sample is the steady figure to compare).
 type memory struct {
 	label      string
 	at         time.Duration // since traffic started
 	rss, heap  float64
+	heapMin    float64 // the lowest heap sampled: nearest the live heap after a collection
 	goroutines float64
 	fds        float64
 	samples    int
@@ -81,6 +83,9 @@ func sampleMemory(url, label string, at time.Duration, n int, interval time.Dura
 		}
 		m.rss += s[memoryMetrics[0]]
 		m.heap += s[memoryMetrics[1]]
+		if h := s[memoryMetrics[1]]; m.heapMin == 0 || h < m.heapMin {
+			m.heapMin = h
+		}
 		m.goroutines += s[memoryMetrics[2]]
 		m.fds += s[memoryMetrics[3]]
 		m.samples++

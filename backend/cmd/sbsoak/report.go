@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -24,6 +25,7 @@ type report struct {
 	serverLog    logFindings
 	pgVersion    string
 	left         []string // jobs left when the queues did not drain
+	stuck        []string // and what the jobs table says of them
 }
 
 // surfaceOrder is the order of the tables.
@@ -76,7 +78,7 @@ func (r *report) print(w io.Writer) bool {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "== Switchboard soak ==")
-	fmt.Fprintf(w, "command: %s\n", strings.Join(os.Args, " "))
+	fmt.Fprintf(w, "command: %s\n", strings.Join(append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...), " "))
 	fmt.Fprintf(w, "parameters: -seconds %d -rate %.0f -stop %s -slack %s -mutate-every %s; binary %s; %s %s/%s, %d CPUs; PostgreSQL %s\n",
 		c.seconds, c.rate, c.stopFor, c.slack, c.mutateEvery, c.bin, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), r.pgVersion)
 	fmt.Fprintf(w, "traffic: %s to %s (%s)\n\n", r.began.Format("15:04:05"), r.ended.Format("15:04:05"), r.ended.Sub(r.began).Round(time.Second))
@@ -261,13 +263,13 @@ func (r *report) print(w io.Writer) bool {
 	fmt.Fprintln(w)
 
 	// Memory.
-	fmt.Fprintln(w, "Memory (metrics listener; each the mean of a few samples)")
+	fmt.Fprintln(w, "Memory (metrics listener; the mean of the samples at each mark, and the lowest heap sampled)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mark\tat\tRSS\theap alloc\tgoroutines\topen fds\t")
+	fmt.Fprintln(tw, "mark\tat\tRSS\theap alloc\theap (lowest)\tgoroutines\topen fds\t")
 	var ref, end *memory
 	for i := range r.mems {
 		m := &r.mems[i]
-		fmt.Fprintf(tw, "%s\t+%s\t%s\t%s\t%.0f\t%.0f\t\n", m.label, m.at.Round(time.Second), mb(m.rss), mb(m.heap), m.goroutines, m.fds)
+		fmt.Fprintf(tw, "%s\t+%s\t%s\t%s\t%s\t%.0f\t%.0f\t\n", m.label, m.at.Round(time.Second), mb(m.rss), mb(m.heap), mb(m.heapMin), m.goroutines, m.fds)
 		switch m.label {
 		case "reference":
 			ref = m
@@ -278,9 +280,9 @@ func (r *report) print(w io.Writer) bool {
 	tw.Flush()
 	rssGrowth, heapGrowth := 0.0, 0.0
 	if ref != nil && end != nil && ref.samples > 0 && end.samples > 0 {
-		rssGrowth, heapGrowth = end.rss/ref.rss-1, end.heap/ref.heap-1
-		fmt.Fprintf(w, "end vs reference (+%s): RSS %+.1f%%, heap %+.1f%%, goroutines %+.1f%%, fds %+.1f%%\n\n",
-			ref.at.Round(time.Second), 100*rssGrowth, 100*heapGrowth, 100*(end.goroutines/ref.goroutines-1), 100*(end.fds/ref.fds-1))
+		rssGrowth, heapGrowth = end.rss/ref.rss-1, end.heapMin/ref.heapMin-1
+		fmt.Fprintf(w, "end vs reference (+%s): RSS %+.1f%%, heap (lowest) %+.1f%%, heap (mean) %+.1f%%, goroutines %+.1f%%, fds %+.1f%%\n\n",
+			ref.at.Round(time.Second), 100*rssGrowth, 100*heapGrowth, 100*(end.heap/ref.heap-1), 100*(end.goroutines/ref.goroutines-1), 100*(end.fds/ref.fds-1))
 	}
 
 	// Server log and metrics.
@@ -302,13 +304,21 @@ func (r *report) print(w io.Writer) bool {
 		r.metrics["switchboard_link_clicks_written_total"], r.metrics["switchboard_link_clicks_dropped_total"],
 		r.metrics["switchboard_job_failures_total"], r.metrics["switchboard_job_retries_total"])
 
+	if len(r.stuck) > 0 {
+		fmt.Fprintln(w, "Jobs left in the jobs table after the drain:")
+		for _, l := range r.stuck {
+			fmt.Fprintln(w, "  "+l)
+		}
+		fmt.Fprintln(w)
+	}
+
 	// Targets.
 	verdict(losses == 0 && len(v.badSignatures) == 0, fmt.Sprintf("nothing lost or duplicated (%d lost/duplicated/unexpected, %d bad signatures)", losses, len(v.badSignatures)))
 	verdict(all.badOutside == 0, fmt.Sprintf("no 5xx, 4xx or unanswered request outside outages (%d)", all.badOutside))
 	verdict(all.outageOther == 0, fmt.Sprintf("every failed answer in an outage a 503 with Retry-After / UNAVAILABLE (%d others)", all.outageOther))
 	verdict(len(r.faults) == 2 && maxRecovery <= c.recoveryGoal, fmt.Sprintf("recovery within %s of the database's return (worst %s)", c.recoveryGoal, recoveryText(maxRecovery)))
 	verdict(ref != nil && end != nil && rssGrowth <= c.memoryGoal && heapGrowth <= c.memoryGoal,
-		fmt.Sprintf("RSS and heap at the end within %.0f%% of the reference mark (%+.1f%%, %+.1f%%)", 100*c.memoryGoal, 100*rssGrowth, 100*heapGrowth))
+		fmt.Sprintf("RSS and heap (lowest sample) at the end within %.0f%% of the reference mark (%+.1f%%, %+.1f%%)", 100*c.memoryGoal, 100*rssGrowth, 100*heapGrowth))
 	notSucceeded := 0
 	for st, n := range v.deliveryLog {
 		if st != "succeeded" {
