@@ -9,7 +9,7 @@ STATICCHECK_VERSION := v0.7.0
 GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 STATICCHECK ?= $(or $(shell command -v staticcheck),$(GOBIN_DIR)/staticcheck)
 
-.PHONY: run build frontend backend test test-go test-frontend test-e2e generate check-generated lint bench clean
+.PHONY: run build frontend backend test test-go test-frontend test-e2e generate check-generated lint bench soak clean
 
 ## run: build the console and the binary, start on SQLite in ./data (DATABASE_URL=postgres://… for PostgreSQL)
 run: build
@@ -73,6 +73,10 @@ bench: build
 	./scripts/bench-links.sh
 	./scripts/bench-hooks.sh
 	cd backend && $(GO) run ./cmd/sbfanout -bin ../$(BIN) -clients $${FANOUT_CLIENTS:-1000}
+
+## soak: mixed traffic on every surface for SOAK_SECONDS (default 600) against the binary on a PostgreSQL of its own, restarted and stopped part-way; checks nothing is lost (needs PostgreSQL's server package: initdb, pg_ctl)
+soak: build
+	cd backend && $(GO) run ./cmd/sbsoak -bin ../$(BIN) -seconds $${SOAK_SECONDS:-600} $(SOAK_FLAGS)
 
 clean:
 	rm -rf bin data backend/web/dist/assets backend/web/dist/index.html
