@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
@@ -198,40 +199,87 @@ func (a errAborted) Unwrap() error { return a.err }
 // transaction, not one each) and start their successors together.
 func (r *runner) commitLoop() {
 	defer close(r.committed)
-	for d := range r.done {
-		batch := []Done{d}
-		var linger <-chan time.Time
-	collect:
-		for len(batch) < maxBatch {
-			select {
-			case more, ok := <-r.done:
-				if !ok {
-					break collect
-				}
-				batch = append(batch, more)
-				continue
-			default:
+	// Outcomes the database could not take (it is restarting): written again every
+	// retryOutcome, their jobs still held (the heartbeat renews their leases once it can),
+	// so a job done is not done twice because its outcome came at a bad moment.
+	var retry []Done
+	var retryAt <-chan time.Time
+	var stop <-chan struct{}
+	for {
+		var batch []Done
+		select {
+		case d, ok := <-r.done:
+			if !ok {
+				r.letGo(retry) // shutting down: their leases expire and they run again
+				return
 			}
-			r.mu.Lock()
-			waiting := len(r.flying) > len(batch)
-			r.mu.Unlock()
-			if !waiting {
-				break
-			}
-			if linger == nil {
-				linger = time.After(commitLinger)
-			}
-			select {
-			case more, ok := <-r.done:
-				if !ok {
-					break collect
-				}
-				batch = append(batch, more)
-			case <-linger:
-				break collect
+			batch = r.collect(d)
+		case <-retryAt:
+			batch, retry, retryAt, stop = retry, nil, nil, nil
+		case <-stop:
+			r.letGo(retry)
+			retry, retryAt, stop = nil, nil, nil
+			continue
+		}
+		if failed := r.commit(batch); len(failed) > 0 {
+			retry = append(retry, failed...)
+			if retryAt == nil {
+				retryAt, stop = time.After(retryOutcome), r.runCtx.Done()
 			}
 		}
-		r.commit(batch)
+	}
+}
+
+// retryOutcome is how often outcomes the database refused are written again.
+const retryOutcome = time.Second
+
+// collect takes what has queued up behind d while the previous transaction ran and, while
+// other held jobs are still running, lingers up to commitLinger for them.
+func (r *runner) collect(d Done) []Done {
+	batch := []Done{d}
+	var linger <-chan time.Time
+	for len(batch) < maxBatch {
+		select {
+		case more, ok := <-r.done:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, more)
+			continue
+		default:
+		}
+		r.mu.Lock()
+		waiting := len(r.flying) > len(batch)
+		r.mu.Unlock()
+		if !waiting {
+			return batch
+		}
+		if linger == nil {
+			linger = time.After(commitLinger)
+		}
+		select {
+		case more, ok := <-r.done:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, more)
+		case <-linger:
+			return batch
+		}
+	}
+	return batch
+}
+
+// letGo releases jobs whose outcome was never written: no longer held, they run again once
+// their lease expires (on this replica or another).
+func (r *runner) letGo(ds []Done) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range ds {
+		if f, ok := r.flying[d.Job.ID]; ok {
+			f.cancel()
+			delete(r.flying, d.Job.ID)
+		}
 	}
 }
 
@@ -250,27 +298,41 @@ func (r *runner) heldIDs() []string {
 const commitLinger = time.Millisecond
 
 // commit records a batch in one transaction; if that fails, each job on its own, so one
-// bad outcome cannot hold the others back. A job whose outcome cannot be written stays
-// leased until the lease expires and then runs again.
-func (r *runner) commit(batch []Done) {
+// bad outcome cannot hold the others back. It returns the outcomes the database could not
+// take because it was unavailable (their jobs stay held, to be written again); a job whose
+// outcome failed otherwise is let go and runs again once its lease expires.
+func (r *runner) commit(batch []Done) (unwritten []Done) {
 	next, err := r.commitTx(batch, true)
 	var launch []*Job
 	if len(next) > 0 {
 		// Held before the batch is released, so this runner is never seen idle between.
 		launch = r.track(next, r.e.cfg.Clock.Now())
 	}
+	keep := map[string]bool{}
+	fail := func(d Done, e error) {
+		if domain.IsCode(e, domain.CodeUnavailable) {
+			keep[d.Job.ID] = true
+			unwritten = append(unwritten, d)
+			return
+		}
+		r.e.log.Error("record job outcome", "kind", r.k.Name, "job_id", d.Job.ID, "err", e)
+	}
 	if err != nil && len(batch) > 1 {
 		for _, d := range batch {
 			if _, e := r.commitTx([]Done{d}, false); e != nil {
-				r.e.log.Error("record job outcome", "kind", r.k.Name, "job_id", d.Job.ID, "err", e)
+				fail(d, e)
 			}
 		}
 	} else if err != nil {
-		r.e.log.Error("record job outcome", "kind", r.k.Name, "job_id", batch[0].Job.ID, "err", err)
+		fail(batch[0], err)
+	}
+	if len(unwritten) > 0 {
+		r.e.log.Warn("job outcomes not written yet: the database is unavailable", "kind", r.k.Name,
+			"jobs", len(unwritten), "err", err)
 	}
 	r.mu.Lock()
 	for _, d := range batch {
-		if f, ok := r.flying[d.Job.ID]; ok {
+		if f, ok := r.flying[d.Job.ID]; ok && !keep[d.Job.ID] {
 			f.cancel()
 			delete(r.flying, d.Job.ID)
 		}
@@ -283,6 +345,7 @@ func (r *runner) commit(batch []Done) {
 	if err != nil {
 		r.kick() // workers are free and nothing was claimed for them
 	}
+	return unwritten
 }
 
 // commitTx records a batch's outcomes. With claimNext it also claims, in the same

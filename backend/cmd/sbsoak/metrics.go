@@ -55,14 +55,18 @@ func scrape(url string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// memory is the process's figures at one moment (each the mean of a few samples, and the
-// lowest heap: the heap rises and falls between collections, GOGC=400 making the swing
-// five times the live heap, so the lowest sample is the steady figure to compare).
+// gcURL asks the server for a heap profile after a garbage collection (its pprof listener):
+// the heap read right after it is the live heap, the figure to compare (between
+// collections the heap swings several times the live heap).
+var gcURL string
+
+// memory is the process's figures at one moment: each the mean of a few samples, and the
+// live heap (the lowest heap read right after a forced collection).
 type memory struct {
 	label      string
 	at         time.Duration // since traffic started
 	rss, heap  float64
-	heapMin    float64 // the lowest heap sampled: nearest the live heap after a collection
+	heapMin    float64 // the live heap: the lowest heap read right after a forced collection
 	goroutines float64
 	fds        float64
 	samples    int
@@ -76,6 +80,12 @@ func sampleMemory(url, label string, at time.Duration, n int, interval time.Dura
 	for i := range n {
 		if i > 0 {
 			time.Sleep(interval)
+		}
+		if gcURL != "" {
+			if resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(gcURL); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
 		}
 		s, err := scrape(url)
 		if err != nil {

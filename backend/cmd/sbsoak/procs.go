@@ -147,8 +147,14 @@ func startServer(bin, dir, dbURL string) (*server, error) {
 		return nil, err
 	}
 	s.cmd = exec.Command(bin, "serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--database-url", dbURL, "--base-url", s.base)
+	pport, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	gcURL = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap?gc=1", pport)
 	s.cmd.Env = append(os.Environ(),
 		fmt.Sprintf("SWITCHBOARD_METRICS_ADDR=127.0.0.1:%d", mport),
+		fmt.Sprintf("SWITCHBOARD_PPROF_ADDR=127.0.0.1:%d", pport),
 		"SWITCHBOARD_WEBHOOK_ALLOWLIST=127.0.0.1",
 		"SWITCHBOARD_MEDIA_STORE=file://"+filepath.ToSlash(media),
 		"SWITCHBOARD_SECRETS_KEY=soak-secrets-key-0123456789",

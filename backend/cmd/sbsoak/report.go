@@ -265,7 +265,7 @@ func (r *report) print(w io.Writer) bool {
 	// Memory.
 	fmt.Fprintln(w, "Memory (metrics listener; the mean of the samples at each mark, and the lowest heap sampled)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mark\tat\tRSS\theap alloc\theap (lowest)\tgoroutines\topen fds\t")
+	fmt.Fprintln(tw, "mark\tat\tRSS\theap alloc\tlive heap\tgoroutines\topen fds\t")
 	var ref, end *memory
 	for i := range r.mems {
 		m := &r.mems[i]
@@ -281,7 +281,7 @@ func (r *report) print(w io.Writer) bool {
 	rssGrowth, heapGrowth := 0.0, 0.0
 	if ref != nil && end != nil && ref.samples > 0 && end.samples > 0 {
 		rssGrowth, heapGrowth = end.rss/ref.rss-1, end.heapMin/ref.heapMin-1
-		fmt.Fprintf(w, "end vs reference (+%s): RSS %+.1f%%, heap (lowest) %+.1f%%, heap (mean) %+.1f%%, goroutines %+.1f%%, fds %+.1f%%\n\n",
+		fmt.Fprintf(w, "end vs reference (+%s): RSS %+.1f%%, live heap %+.1f%%, heap (mean) %+.1f%%, goroutines %+.1f%%, fds %+.1f%%\n\n",
 			ref.at.Round(time.Second), 100*rssGrowth, 100*heapGrowth, 100*(end.heap/ref.heap-1), 100*(end.goroutines/ref.goroutines-1), 100*(end.fds/ref.fds-1))
 	}
 
@@ -318,7 +318,7 @@ func (r *report) print(w io.Writer) bool {
 	verdict(all.outageOther == 0, fmt.Sprintf("every failed answer in an outage a 503 with Retry-After / UNAVAILABLE (%d others)", all.outageOther))
 	verdict(len(r.faults) == 2 && maxRecovery <= c.recoveryGoal, fmt.Sprintf("recovery within %s of the database's return (worst %s)", c.recoveryGoal, recoveryText(maxRecovery)))
 	verdict(ref != nil && end != nil && rssGrowth <= c.memoryGoal && heapGrowth <= c.memoryGoal,
-		fmt.Sprintf("RSS and heap (lowest sample) at the end within %.0f%% of the reference mark (%+.1f%%, %+.1f%%)", 100*c.memoryGoal, 100*rssGrowth, 100*heapGrowth))
+		fmt.Sprintf("RSS and live heap at the end within %.0f%% of the reference mark (%+.1f%%, %+.1f%%)", 100*c.memoryGoal, 100*rssGrowth, 100*heapGrowth))
 	notSucceeded := 0
 	for st, n := range v.deliveryLog {
 		if st != "succeeded" {
