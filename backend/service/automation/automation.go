@@ -65,7 +65,7 @@ type Automation struct {
 // actions.
 func New(s *service.Service, msg *messaging.Messaging, lnk *links.Links, cfg Config) *Automation {
 	a := &Automation{s: s, st: s.Store(), cfg: cfg, log: s.Logger(), msg: msg, links: lnk, tokens: map[string]store.StoredPublisher{}}
-	a.batch = &callBatcher{a: a}
+	a.batch = newCallBatcher(a)
 	s.OnInvalidate(invalidateEndpoints, func(hash string) {
 		a.mu.Lock()
 		delete(a.tokens, hash)

@@ -2,22 +2,20 @@ package automation
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/groupcommit"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
-// Group commit of inbound calls, as for sends (messaging/sendbatch.go): on PostgreSQL a
+// Group commit of inbound calls (service/groupcommit), as for sends: on PostgreSQL a
 // call's cost is its transaction's commit, not its work, so calls without a dedupe key
 // that arrive together are stored together: one transaction, a few multi-row statements.
-// A call arriving while no batch is being stored starts one at once (no added wait);
-// calls arriving meanwhile form the next. A batch whose transaction fails is stored again
-// one call at a time, so no call fails because of another, and each 202 still means
-// stored.
+// A batch whose transaction fails is stored again one call at a time, so no call fails
+// because of another, and each 202 still means stored.
 const (
 	maxCallBatch = 128
 	callBatchers = 4
@@ -25,66 +23,34 @@ const (
 
 // pendingCall is one call waiting in a batch.
 type pendingCall struct {
-	p    store.StoredPublisher
-	c    domain.Published
-	err  error
-	done chan struct{}
+	groupcommit.Pending
+	p store.StoredPublisher
+	c domain.Published
 }
 
 type callBatcher struct {
-	a       *Automation
-	mu      sync.Mutex
-	queue   []*pendingCall
-	leaders int
+	a *Automation
+	groupcommit.Batcher[*pendingCall]
+}
+
+func newCallBatcher(a *Automation) *callBatcher {
+	b := &callBatcher{a: a}
+	b.Max, b.Leaders, b.Store = maxCallBatch, callBatchers, b.store
+	return b
 }
 
 // publish queues pc and waits until its batch is stored.
-func (b *callBatcher) publish(ctx context.Context, pc *pendingCall) error {
-	pc.done = make(chan struct{})
-	b.mu.Lock()
-	b.queue = append(b.queue, pc)
-	if b.leaders < callBatchers {
-		b.leaders++
-		go b.lead()
-	}
-	b.mu.Unlock()
-	select {
-	case <-pc.done:
-		return pc.err
-	case <-ctx.Done():
-		// The caller left; the call may still be stored, as with any request cut short.
-		return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: ctx.Err()}
-	}
-}
-
-// lead stores batches until the queue is empty.
-func (b *callBatcher) lead() {
-	for {
-		b.mu.Lock()
-		if len(b.queue) == 0 {
-			b.leaders--
-			b.mu.Unlock()
-			return
-		}
-		n := min(len(b.queue), maxCallBatch)
-		batch := make([]*pendingCall, n)
-		copy(batch, b.queue)
-		b.queue = append(b.queue[:0], b.queue[n:]...)
-		b.mu.Unlock()
-		b.store(batch)
-	}
-}
+func (b *callBatcher) publish(ctx context.Context, pc *pendingCall) error { return b.Do(ctx, pc) }
 
 // store stores a batch, then answers each call.
 func (b *callBatcher) store(batch []*pendingCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := b.a.st.Tx(ctx, func(tx *store.Tx) error { return b.storeIn(ctx, tx, batch) })
-	for _, pc := range batch {
-		if err != nil {
-			_, _, pc.err = b.a.storeOne(ctx, pc.p, pc.c)
+	if err != nil {
+		for _, pc := range batch {
+			_, _, pc.Err = b.a.storeOne(ctx, pc.p, pc.c)
 		}
-		close(pc.done)
 	}
 }
 

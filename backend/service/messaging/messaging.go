@@ -62,7 +62,7 @@ func New(s *service.Service, drivers *channels.Registry, cfg Config) *Messaging 
 		}
 	}
 	msgs := &Messages{c: c}
-	msgs.batch = &sendBatcher{m: msgs}
+	msgs.batch = newSendBatcher(msgs)
 	return &Messaging{Instances: &Instances{c}, Messages: msgs, Chats: &Chats{c}, Groups: &Groups{c},
 		Contacts: &Contacts{c}, Callbacks: &Callbacks{c}, c: c}
 }

@@ -2,22 +2,21 @@ package messaging
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/groupcommit"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
-// Group commit of sends. On PostgreSQL what bounds accepted sends per second is the number
-// of statements per send, not the work: so concurrent sends of the common kind (to a
-// person's address; not a reply, a reaction or a group) are stored together, one
-// transaction and a handful of multi-row statements per batch. A send arriving while no
-// batch is being stored starts one at once (no added wait); sends arriving meanwhile form
-// the next. A batch whose transaction fails is stored again one send at a time, so no send
-// fails because of another.
+// Group commit of sends (service/groupcommit). On PostgreSQL what bounds accepted sends
+// per second is the number of statements per send, not the work: so concurrent sends of
+// the common kind (to a person's address; not a reply, a reaction or a group) are stored
+// together, one transaction and a handful of multi-row statements per batch. A batch whose
+// transaction fails is stored again one send at a time, so no send fails because of
+// another.
 const (
 	maxSendBatch = 64
 	// sendBatchers is how many batches may be stored at once (the database works on
@@ -27,6 +26,7 @@ const (
 
 // pendingSend is one send waiting in a batch.
 type pendingSend struct {
+	groupcommit.Pending
 	a                service.Actor
 	in               SendInput
 	wsID, instanceID string
@@ -36,15 +36,17 @@ type pendingSend struct {
 	msg     domain.Message
 	jobChat string
 	alone   bool // it must be stored on its own (its address is a group's)
-	err     error
-	done    chan struct{}
 }
 
 type sendBatcher struct {
-	m       *Messages
-	mu      sync.Mutex
-	queue   []*pendingSend
-	leaders int
+	m *Messages
+	groupcommit.Batcher[*pendingSend]
+}
+
+func newSendBatcher(m *Messages) *sendBatcher {
+	b := &sendBatcher{m: m}
+	b.Max, b.Leaders, b.Store = maxSendBatch, sendBatchers, b.store
+	return b
 }
 
 // batchable tells whether a send can join a batch.
@@ -54,39 +56,8 @@ func batchable(in SendInput, content domain.Content) bool {
 
 // send queues p and waits for its batch.
 func (b *sendBatcher) send(ctx context.Context, p *pendingSend) (domain.Message, error) {
-	p.done = make(chan struct{})
-	b.mu.Lock()
-	b.queue = append(b.queue, p)
-	if b.leaders < sendBatchers {
-		b.leaders++
-		go b.lead()
-	}
-	b.mu.Unlock()
-	select {
-	case <-p.done:
-		return p.msg, p.err
-	case <-ctx.Done():
-		// The client left; the send may still be stored, as with any request cut short.
-		return domain.Message{}, &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: ctx.Err()}
-	}
-}
-
-// lead stores batches until the queue is empty.
-func (b *sendBatcher) lead() {
-	for {
-		b.mu.Lock()
-		if len(b.queue) == 0 {
-			b.leaders--
-			b.mu.Unlock()
-			return
-		}
-		n := min(len(b.queue), maxSendBatch)
-		batch := make([]*pendingSend, n)
-		copy(batch, b.queue)
-		b.queue = append(b.queue[:0], b.queue[n:]...)
-		b.mu.Unlock()
-		b.store(batch)
-	}
+	err := b.Do(ctx, p)
+	return p.msg, err
 }
 
 // store stores a batch, then answers each send.
@@ -97,11 +68,10 @@ func (b *sendBatcher) store(batch []*pendingSend) {
 	err := c.st.Tx(ctx, func(tx *store.Tx) error { return b.storeIn(ctx, tx, batch) })
 	for _, p := range batch {
 		switch {
-		case p.err != nil: // refused before anything was written
+		case p.Err != nil: // refused before anything was written
 		case err != nil || p.alone:
-			p.msg, p.err = b.m.sendOne(context.Background(), p.a, p.instanceID, p.in, p.typ, p.content)
+			p.msg, p.Err = b.m.sendOne(context.Background(), p.a, p.instanceID, p.in, p.typ, p.content)
 		}
-		close(p.done)
 	}
 }
 
@@ -112,7 +82,7 @@ func (b *sendBatcher) storeIn(ctx context.Context, tx *store.Tx, batch []*pendin
 	now := c.now()
 	var ids, addresses []string
 	for _, p := range batch {
-		p.err, p.alone = nil, false
+		p.Err, p.alone = nil, false
 		ids, addresses = append(ids, p.instanceID), append(addresses, p.to())
 	}
 	insts, err := tx.InstancesByID(ctx, ids)
@@ -130,7 +100,7 @@ func (b *sendBatcher) storeIn(ctx context.Context, tx *store.Tx, batch []*pendin
 	for _, p := range batch {
 		inst, ok := insts[p.instanceID]
 		if !ok || inst.WorkspaceID != p.wsID {
-			p.err = domain.NotFound("instance")
+			p.Err = domain.NotFound("instance")
 			continue
 		}
 		key := inst.ID + "|" + p.to()
@@ -143,16 +113,16 @@ func (b *sendBatcher) storeIn(ctx context.Context, tx *store.Tx, batch []*pendin
 			return err
 		}
 		if !d.Capabilities().Supports(p.typ) {
-			p.err = unsupported(p.typ + " messages")
+			p.Err = unsupported(p.typ + " messages")
 			continue
 		}
 		target, err := contactTarget(d, "to", p.to())
 		if err != nil {
-			p.err = err
+			p.Err = err
 			continue
 		}
 		if inst.Status != domain.InstanceConnected {
-			p.err = errNotConnected
+			p.Err = errNotConnected
 			continue
 		}
 		id := domain.NewID(domain.PrefixMessage)
