@@ -124,7 +124,7 @@ func (u *Users) SignOut(ctx context.Context, token string) error {
 		return nil
 	}
 	return u.s.store.Tx(ctx, func(tx *store.Tx) error {
-		sess, err := tx.SessionByTokenHash(ctx, hashToken(token))
+		sess, err := tx.SessionByTokenHash(ctx, HashToken(token))
 		if domain.IsCode(err, domain.CodeNotFound) {
 			return nil
 		}
@@ -144,7 +144,7 @@ func (u *Users) Authenticate(ctx context.Context, token string) (Actor, error) {
 	if token == "" || len(token) > 100 {
 		return Actor{}, errSignedOut
 	}
-	sess, err := u.s.store.SessionByTokenHash(ctx, hashToken(token))
+	sess, err := u.s.store.SessionByTokenHash(ctx, HashToken(token))
 	if domain.IsCode(err, domain.CodeNotFound) {
 		return Actor{}, errSignedOut
 	}
@@ -183,10 +183,10 @@ func (u *Users) Get(ctx context.Context, a Actor) (domain.User, error) {
 }
 
 func (u *Users) newSession(ctx context.Context, userID string) (string, error) {
-	token := "sbs_" + randomToken(32)
+	token := "sbs_" + RandomToken(32)
 	now := u.s.cfg.Clock.Now()
 	err := u.s.store.CreateSession(ctx, domain.Session{ID: domain.NewID(domain.PrefixSession), UserID: userID,
-		TokenHash: hashToken(token), CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(u.s.cfg.SessionAbsolute)})
+		TokenHash: HashToken(token), CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(u.s.cfg.SessionAbsolute)})
 	if err != nil {
 		return "", err
 	}
@@ -205,13 +205,16 @@ func normalizeEmail(raw string) (string, error) {
 	return email, nil
 }
 
-func randomToken(n int) string {
+// RandomToken returns n random bytes, base64url-encoded (session tokens, publishing and
+// callback tokens: every unguessable token of the service).
+func RandomToken(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func hashToken(token string) string {
+// HashToken is the hex SHA-256 a token is stored and looked up by.
+func HashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
 }

@@ -7,9 +7,7 @@ package automation
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"strings"
@@ -100,17 +98,6 @@ type Created struct {
 	Secret   string
 }
 
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
-func newToken() string {
-	b := make([]byte, tokenBytes)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
 // newSecret makes the secret of a verification kind.
 func newSecret(kind string) string {
 	switch kind {
@@ -144,7 +131,7 @@ func (a *Automation) Create(ctx context.Context, ac service.Actor, in EndpointIn
 		if err := a.apply(ctx, ac, c, &p, in); err != nil {
 			return err
 		}
-		secret, err := a.setToken(&p, newToken(), p.Verification)
+		secret, err := a.setToken(&p, service.RandomToken(tokenBytes), p.Verification)
 		if err != nil {
 			return err
 		}
@@ -163,7 +150,7 @@ func (a *Automation) setToken(p *store.StoredPublisher, token, verification stri
 	if err != nil {
 		return "", domain.Internal(err)
 	}
-	p.Token, p.SealedToken, p.TokenHash = token, sealed, hashToken(token)
+	p.Token, p.SealedToken, p.TokenHash = token, sealed, service.HashToken(token)
 	secret := newSecret(verification)
 	if p.SealedSecret, err = a.s.Seal(secret); err != nil {
 		return "", domain.Internal(err)
@@ -315,12 +302,12 @@ func (a *Automation) Update(ctx context.Context, ac service.Actor, id string, in
 func (a *Automation) RotateToken(ctx context.Context, ac service.Actor, id string) (domain.Publisher, error) {
 	var out domain.Publisher
 	err := a.mutate(ctx, ac, id, domain.EventAutomationEndpointUpdated, func(c service.Change, p *store.StoredPublisher) error {
-		token := newToken()
+		token := service.RandomToken(tokenBytes)
 		sealed, err := a.s.Seal(token)
 		if err != nil {
 			return domain.Internal(err)
 		}
-		p.Token, p.SealedToken, p.TokenHash = token, sealed, hashToken(token)
+		p.Token, p.SealedToken, p.TokenHash = token, sealed, service.HashToken(token)
 		return nil
 	}, &out)
 	return out, err

@@ -40,7 +40,7 @@ func (a *Automation) endpoint(ctx context.Context, token string) (store.StoredPu
 	if token == "" || len(token) > 128 {
 		return store.StoredPublisher{}, errUnknownEndpoint
 	}
-	hash := hashToken(token)
+	hash := service.HashToken(token)
 	a.mu.RLock()
 	p, ok := a.tokens[hash]
 	a.mu.RUnlock()

@@ -2,10 +2,6 @@ package messaging
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
@@ -32,17 +28,6 @@ var (
 		Message: "the callback is not signed by the provider with this instance's secret"}
 )
 
-func newCallbackToken() string {
-	b := make([]byte, callbackTokenBytes)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func hashCallbackToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
 // callsBack reports whether a channel's provider calls instances back.
 func callsBack(d channels.Driver) bool {
 	_, ok := d.(channels.Receiver)
@@ -52,7 +37,7 @@ func callsBack(d channels.Driver) bool {
 // newCallback gives an instance a fresh callback token and secret (sealed), replacing any
 // earlier ones: the old URL stops working at once.
 func (c *core) newCallback(in *store.StoredInstance) error {
-	token, secret := newCallbackToken(), newCallbackToken()
+	token, secret := service.RandomToken(callbackTokenBytes), service.RandomToken(callbackTokenBytes)
 	sealedToken, err := c.s.Seal(token)
 	if err != nil {
 		return domain.Internal(err)
@@ -61,7 +46,7 @@ func (c *core) newCallback(in *store.StoredInstance) error {
 	if err != nil {
 		return domain.Internal(err)
 	}
-	hash := hashCallbackToken(token)
+	hash := service.HashToken(token)
 	in.CallbackTokenHash, in.SealedCallbackToken, in.SealedCallbackSecret = &hash, sealedToken, sealedSecret
 	return nil
 }
@@ -126,7 +111,7 @@ func (cb *Callbacks) Receive(ctx context.Context, driver, token string, call cha
 	if token == "" || len(token) > 100 {
 		return channels.CallbackResponse{}, errCallbackNotFound
 	}
-	in, err := c.st.InstanceByCallbackToken(ctx, hashCallbackToken(token))
+	in, err := c.st.InstanceByCallbackToken(ctx, service.HashToken(token))
 	if domain.IsCode(err, domain.CodeNotFound) || (err == nil && in.Channel != driver) {
 		return channels.CallbackResponse{}, errCallbackNotFound
 	}
