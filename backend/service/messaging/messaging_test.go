@@ -602,10 +602,10 @@ func TestPacingPerInstance(t *testing.T) {
 			t.Fatalf("the slow instance's last message is %s while the fast one's was sent; want it still queued", m.Status)
 		}
 		first, last := e.waitSent(slow.ID, slowIDs[0]), e.waitSent(slow.ID, slowIDs[4])
-		// Paced, the five start 0.5 s apart (2 s first to last); unpaced they would all go
-		// within milliseconds. sent_at is stamped when each outcome commits, so one slow
-		// commit of the first can shorten the gap by a fraction of an interval: allow one.
-		if gap := last.SentAt.Sub(*first.SentAt); gap < 1500*time.Millisecond {
+		// Paced, the last starts at least four intervals (2 s) after the first, which starts
+		// after it was queued; so the last is sent at least 2 s after the first was queued
+		// (sent_at is stamped at commit, so it cannot be earlier). Unpaced: milliseconds.
+		if gap := last.SentAt.Sub(first.CreatedAt); gap < 2*time.Second-10*time.Millisecond {
 			t.Fatalf("5 sends at 2 a second took %v, want about 2 s", gap)
 		}
 	})
