@@ -201,3 +201,26 @@ func samplesMatchLive(t *testing.T, e *env, secret string, types ...string) {
 		same(typ, live[0].(map[string]any)["data"], catalog[typ])
 	}
 }
+
+// A cursor into events the retention job has deleted is 410 cursor_expired (naming after),
+// not a silent empty page; listing from the start still works.
+func TestEventsCursorExpired(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeEventsRead)
+		for range 3 {
+			e.owner.NewKey(t, e.svc, domain.ScopeModelsRead)
+		}
+		page := e.do("GET", "/api/v1/events?limit=1", secret, nil).want(t, http.StatusOK).json(t)
+		cursor := page["next_cursor"].(string)
+		e.do("GET", "/api/v1/events?limit=1&after="+cursor, secret, nil).want(t, http.StatusOK)
+		if _, err := e.store.PruneEvents(context.Background(), time.Now().Add(100*365*24*time.Hour), 1000); err != nil {
+			t.Fatal(err)
+		}
+		got := e.do("GET", "/api/v1/events?limit=1&after="+cursor, secret, nil).wantError(t, http.StatusGone, "cursor_expired")
+		if got["param"] != "after" {
+			t.Fatalf("param %v", got["param"])
+		}
+		e.do("GET", "/api/v1/events", secret, nil).want(t, http.StatusOK)
+	})
+}
