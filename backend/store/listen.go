@@ -16,7 +16,7 @@ func (s *Store) Listen(ctx context.Context, log *slog.Logger, onReconnect func()
 	if s.dialect != Postgres {
 		return nil
 	}
-	l := pq.NewListener(s.url, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+	l := pq.NewListener(s.url, 100*time.Millisecond, 2*time.Second, func(ev pq.ListenerEventType, err error) {
 		switch ev {
 		case pq.ListenerEventDisconnected:
 			log.Warn("notification listener disconnected", "err", err)
