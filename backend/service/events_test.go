@@ -247,3 +247,68 @@ func TestOversizedEventRefusedAtTheSource(t *testing.T) {
 		t.Fatal("the oversized event was stored")
 	}
 }
+
+// A batch of events (group commit: sends, inbound calls, clicks) travels between replicas
+// as its ids: a live subscriber on another replica still gets every event, whole and in
+// order, and a single event still arrives inline. On PostgreSQL two replicas share one
+// database; SQLite runs one replica, which hears its own announcements.
+func TestBatchReachesSubscriberOnAnotherReplica(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			u := storetest.URL(t, d)
+			open := func() *store.Store {
+				st, err := store.Open(ctx, u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				if err := st.Migrate(ctx); err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+			stA := open()
+			a := servicetest.NewOn(t, stA, service.Config{})
+			b := a
+			if d == store.Postgres {
+				b = servicetest.NewOn(t, open(), service.Config{})
+			}
+			owner := servicetest.NewOwner(t, a)
+
+			live, err := b.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{Types: []string{"api_key.created"}}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recorded []domain.Event
+			err = stA.Tx(ctx, func(tx *store.Tx) error {
+				rs := make([]service.EventRecord, 250) // more than one notification's worth of ids
+				for i := range rs {
+					rs[i] = service.EventRecord{WorkspaceID: owner.Workspace.ID, Type: "api_key.created", Data: map[string]int{"n": i}}
+				}
+				recorded, err = a.RecordAll(ctx, tx, rs)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range recorded {
+				got := next(t, live.C)
+				var data struct{ N int }
+				if err := json.Unmarshal(got.Data, &data); err != nil || got.ID != want.ID || data.N != i || got.WorkspaceID != owner.Workspace.ID {
+					t.Fatalf("event %d: got %s %s (%v), want %s n=%d", i, got.ID, got.Data, err, want.ID, i)
+				}
+			}
+			if err := stA.Tx(ctx, func(tx *store.Tx) error {
+				_, err := a.Record(ctx, tx, owner.Workspace.ID, "api_key.created", nil, map[string]int{"n": -1})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if got := next(t, live.C); !strings.Contains(string(got.Data), `"n":-1`) {
+				t.Fatalf("single event: %s", got.Data)
+			}
+		})
+	}
+}

@@ -111,6 +111,18 @@ func (s *Service) Invalidate(ctx context.Context, tx *store.Tx, kind, arg string
 	return tx.Notify(ctx, channelInvalidate, payload)
 }
 
+// InvalidateAfterCommit is Invalidate sent after the commit, batched with other
+// announcements, instead of inside the transaction: PostgreSQL commits transactions that
+// NOTIFY one at a time, so a NOTIFY in every creation caps creations at one disk flush
+// each. The price is that a replica dying between its commit and the announcement leaves
+// the other replicas' entries until their cache's TTL, so it is only for entries whose
+// staleness that TTL bounds harmlessly (a cached "no such slug" when a link is created).
+func (s *Service) InvalidateAfterCommit(tx *store.Tx, kind, arg string) {
+	payload := kind + ":" + arg
+	tx.AfterCommit(func() { s.invalidate(payload) })
+	tx.Announce(channelInvalidate, payload)
+}
+
 // invalidate applies an invalidation payload on this replica.
 func (s *Service) invalidate(payload string) {
 	kind, arg, _ := strings.Cut(payload, ":")

@@ -40,13 +40,31 @@ func (q q) Event(ctx context.Context, workspaceID, id string) (domain.Event, err
 	return r.event(), nil
 }
 
-// EventByID finds an event by id alone (for notifications between replicas).
-func (q q) EventByID(ctx context.Context, id string) (domain.Event, error) {
-	var r eventRow
-	if err := q.get(ctx, &r, `SELECT `+eventCols+` FROM events WHERE id = ?`, id); err != nil {
-		return domain.Event{}, notFoundAs(err, "event")
+// EventsByIDs finds events by id alone, in the order of ids (for notifications between
+// replicas that name a batch of events); ids not found are left out.
+func (q q) EventsByIDs(ctx context.Context, ids []string) ([]domain.Event, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	return r.event(), nil
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	found, err := q.events(ctx, `SELECT `+eventCols+` FROM events WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]domain.Event, len(found))
+	for _, e := range found {
+		byID[e.ID] = e
+	}
+	out := make([]domain.Event, 0, len(found))
+	for _, id := range ids {
+		if e, ok := byID[id]; ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // Events lists a workspace's events newest first, before the cursor id when given.

@@ -73,8 +73,10 @@ func (l *Links) insert(ctx context.Context, c service.Change, sl *store.StoredLi
 				return err
 			}
 			if inserted {
-				// A cached "no such slug" must not outlive the new link.
-				return l.s.Invalidate(ctx, c.Tx, "link", sl.Slug)
+				// A cached "no such slug" must not outlive the new link (by more than the
+				// cache's TTL, should the announcement be lost with its replica).
+				l.s.InvalidateAfterCommit(c.Tx, "link", sl.Slug)
+				return nil
 			}
 		}
 		if !generate || try == 5 {
