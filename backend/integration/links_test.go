@@ -33,7 +33,8 @@ func visit(t *testing.T, r *replica, slug string) (int, string) {
 
 // A link changed on one replica redirects to its new target on the other at once, though
 // the other had it cached; a link deleted on one is gone on the other. Clicks on both
-// replicas count, and each person's click reaches a signed link.clicked webhook.
+// replicas count, and each person's click reaches a signed link.clicked webhook. A slug
+// one replica knew to be unknown redirects there soon after the link is created on the other.
 func TestLinkChangedOnOneReplicaRedirectsOnOther(t *testing.T) {
 	db := storetest.URL(t, store.Postgres)
 	a := startReplica(t, "A", db)
@@ -74,6 +75,18 @@ func TestLinkChangedOnOneReplicaRedirectsOnOther(t *testing.T) {
 	waitFor(t, 5*time.Second, "B to forget the link deleted on A", func() bool {
 		code, _ := visit(t, b, "moving")
 		return code == http.StatusNotFound
+	})
+
+	// B remembers that "later" does not exist; created on A (its invalidation announced
+	// after the commit, not inside it), it redirects on B without waiting for the cache's
+	// one-minute expiry.
+	if code, _ := visit(t, b, "later"); code != http.StatusNotFound {
+		t.Fatalf("B before the link exists: %d", code)
+	}
+	a.mustREST(t, o.key, http.MethodPost, "/api/v1/links", map[string]any{"url": "https://example.com/later", "slug": "later"}, nil)
+	waitFor(t, 5*time.Second, "B to find the link created on A", func() bool {
+		_, loc := visit(t, b, "later")
+		return loc == "https://example.com/later"
 	})
 }
 
