@@ -355,6 +355,17 @@ func TestActionRuns(t *testing.T) {
 		samplesMatchLive(t, e, secret, domain.EventAutomationPublished, domain.EventAutomationActionSucceeded,
 			domain.EventAutomationActionFailed, domain.EventAutomationEndpointCreated)
 
+		// The same order again: its slug is taken now, so the create_link run fails, saying
+		// why, and its transaction keeps nothing (the link and the run commit together).
+		e.publish(t, linkURL, "application/json", payload)
+		run = waitRun(linkID)
+		if run["status"] != "failed" || !strings.Contains(run["error"].(string), "slug") || run["output"] != nil {
+			t.Fatalf("second link run %v", run)
+		}
+		if links := e.do("GET", "/api/v1/links?search=track-A-7", secret, nil).want(t, 200).json(t)["data"].([]any); len(links) != 1 {
+			t.Fatalf("%d links for track-A-7, want 1", len(links))
+		}
+
 		// Actions that could never run are refused when configured.
 		other := servicetest.NewOwner(t, e.svc)
 		_, otherSecret := other.NewKey(t, e.svc, domain.ScopeAll)

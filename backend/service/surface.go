@@ -40,6 +40,16 @@ func (s *Service) Mutate(ctx context.Context, a Actor, scope domain.Scope, fn fu
 	})
 }
 
+// MutateIn is Mutate in a transaction the caller holds, so that the change commits
+// together with the caller's own writes (an automation run's record of it) or not at all.
+func (s *Service) MutateIn(tx *store.Tx, a Actor, scope domain.Scope, fn func(c Change) error) error {
+	wsID, err := requireWorkspace(a, scope)
+	if err != nil {
+		return err
+	}
+	return fn(Change{Tx: tx, WorkspaceID: wsID, Now: s.cfg.Clock.Now()})
+}
+
 // PageLimit reads a list's page size: absent means DefaultPageLimit; 1..MaxPageLimit.
 func PageLimit(p domain.ListParams) (int, error) { return pageLimit(p) }
 

@@ -149,34 +149,45 @@ func (a *Automation) runAction(ctx context.Context, j *jobs.Job) error {
 		return err
 	}
 	start := time.Now()
-	input, output, err := a.do(ctx, p.Publisher, call)
-	run.Attempts = j.Attempt
-	run.DurationMS = time.Since(start).Milliseconds()
-	run.Input, run.Output, run.Error = input, output, ""
-	final := true
-	var failed errFailed
-	switch {
-	case err == nil:
-		run.Status = domain.RunSucceeded
-	case errors.As(err, &failed) || j.Attempt >= j.MaxAttempts:
-		run.Status, run.Error = domain.RunFailed, err.Error()
-	default: // passing: retried
-		run.Status, run.Error, final = domain.RunQueued, err.Error(), false
+	// A create_link run commits its link together with its own record: one commit instead of
+	// two, and a run retried after a crash never makes the link twice. A send (through the
+	// messaging group commit) and a forward (an HTTP call, which must not hold a transaction
+	// open) are done first and recorded after.
+	if p.Action.Type == domain.ActionCreateLink {
+		var failed error
+		var failedInput json.RawMessage
+		err := a.st.Tx(ctx, func(tx *store.Tx) error {
+			input, output, err := a.do(ctx, tx, p.Publisher, call)
+			if err != nil {
+				failed, failedInput = err, input
+				return errUndo // nothing the action wrote is kept
+			}
+			r := run
+			return a.recordRun(ctx, tx, &r, j, start, input, output, nil)
+		})
+		if !errors.Is(err, errUndo) {
+			return err // done, or the database refused: the job runs again, nothing kept
+		}
+		return a.finishRun(ctx, run, j, start, failedInput, nil, failed)
 	}
-	run.UpdatedAt = a.s.Clock().Now()
+	input, output, err := a.do(ctx, nil, p.Publisher, call)
+	return a.finishRun(ctx, run, j, start, input, output, err)
+}
+
+// errUndo rolls back a create_link run's transaction when its action failed.
+var errUndo = errors.New("action failed: undo its writes")
+
+// finishRun records a run's outcome in a transaction of its own. It returns err when the
+// run is to be retried (the job engine's backoff), nil when the run is over.
+func (a *Automation) finishRun(ctx context.Context, run domain.Run, j *jobs.Job, start time.Time, input, output json.RawMessage, err error) error {
+	var final bool
 	werr := a.st.Tx(ctx, func(tx *store.Tx) error {
-		if err := tx.SaveRun(ctx, run); err != nil {
+		r := run
+		if err := a.recordRun(ctx, tx, &r, j, start, input, output, err); err != nil {
 			return err
 		}
-		if !final {
-			return nil
-		}
-		typ := domain.EventAutomationActionSucceeded
-		if run.Status == domain.RunFailed {
-			typ = domain.EventAutomationActionFailed
-		}
-		_, err := a.s.Record(ctx, tx, run.WorkspaceID, typ, nil, run.Object())
-		return err
+		final = r.Status != domain.RunQueued
+		return nil
 	})
 	if werr != nil {
 		return werr
@@ -187,9 +198,39 @@ func (a *Automation) runAction(ctx context.Context, j *jobs.Job) error {
 	return err
 }
 
+// recordRun saves what an attempt did and, once the run is over, its event.
+func (a *Automation) recordRun(ctx context.Context, tx *store.Tx, run *domain.Run, j *jobs.Job, start time.Time, input, output json.RawMessage, actErr error) error {
+	run.Attempts = j.Attempt
+	run.DurationMS = time.Since(start).Milliseconds()
+	run.Input, run.Output, run.Error = input, output, ""
+	var failed errFailed
+	switch {
+	case actErr == nil:
+		run.Status = domain.RunSucceeded
+	case errors.As(actErr, &failed) || j.Attempt >= j.MaxAttempts:
+		run.Status, run.Error = domain.RunFailed, actErr.Error()
+	default: // passing: retried
+		run.Status, run.Error = domain.RunQueued, actErr.Error()
+	}
+	run.UpdatedAt = a.s.Clock().Now()
+	if err := tx.SaveRun(ctx, *run); err != nil {
+		return err
+	}
+	if run.Status == domain.RunQueued {
+		return nil
+	}
+	typ := domain.EventAutomationActionSucceeded
+	if run.Status == domain.RunFailed {
+		typ = domain.EventAutomationActionFailed
+	}
+	_, err := a.s.Record(ctx, tx, run.WorkspaceID, typ, nil, run.Object())
+	return err
+}
+
 // do renders and performs an endpoint's action for a call; it returns the rendered input
-// and the output.
-func (a *Automation) do(ctx context.Context, p domain.Publisher, call domain.Published) (json.RawMessage, json.RawMessage, error) {
+// and the output. A create_link writes in tx (the run's transaction); the other actions
+// get a nil tx.
+func (a *Automation) do(ctx context.Context, tx *store.Tx, p domain.Publisher, call domain.Published) (json.RawMessage, json.RawMessage, error) {
 	payload, err := decodeAny(call.Payload)
 	if err != nil {
 		return nil, nil, errFailed{"the stored payload is not JSON"}
@@ -248,7 +289,7 @@ func (a *Automation) do(ctx context.Context, p domain.Publisher, call domain.Pub
 		if len(meta) > 0 {
 			li.Metadata, _ = json.Marshal(meta)
 		}
-		link, err := a.links.Create(ctx, actor, li)
+		link, err := a.links.CreateIn(ctx, tx, actor, li)
 		if err != nil {
 			return input, nil, actionError(err)
 		}

@@ -27,6 +27,18 @@ func (l *Links) Create(ctx context.Context, a service.Actor, in Input) (domain.L
 	return out, err
 }
 
+// CreateIn is Create in the caller's transaction (an automation run's create_link, which
+// commits the link with the run's record).
+func (l *Links) CreateIn(ctx context.Context, tx *store.Tx, a service.Actor, in Input) (domain.Link, error) {
+	var out domain.Link
+	err := l.s.MutateIn(tx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+		var err error
+		out, err = l.create(ctx, c, in, "")
+		return err
+	})
+	return out, err
+}
+
 // create checks and inserts one link in c's transaction; param prefixes field names.
 func (l *Links) create(ctx context.Context, c service.Change, in Input, param string) (domain.Link, error) {
 	if in.URL == nil {
