@@ -328,6 +328,23 @@ func TestActionRuns(t *testing.T) {
 		}
 		e.do("GET", "/api/v1/links/"+run["output"].(map[string]any)["link_id"].(string), secret, nil).want(t, 200)
 
+		// The replica that ran it died before the job's own outcome was written: the job runs
+		// again, finds the run recorded, and does nothing (no second link, no second event).
+		runID := run["id"].(string)
+		if err := e.store.Tx(context.Background(), func(tx *store.Tx) error {
+			return jobs.Enqueue(context.Background(), tx, e.clock.Now(),
+				jobs.NewJob{ID: runID, Kind: domain.JobAutomationAction, Payload: "{}", MaxAttempts: 6})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the job run again to be done", func() bool {
+			_, err := e.store.Job(context.Background(), runID)
+			return domain.IsCode(err, domain.CodeNotFound)
+		})
+		if again := waitRun(linkID); again["status"] != "succeeded" || again["updated_at"] != run["updated_at"] {
+			t.Fatalf("run after its job ran again: %v", again)
+		}
+
 		fwdID, fwdURL := mk("Forward", map[string]any{"type": "forward", "target_url": target.URL + "/in"})
 		_, call, _ := e.publish(t, fwdURL, "application/json", payload)
 		run = waitRun(fwdID)

@@ -137,6 +137,11 @@ func (a *Automation) runAction(ctx context.Context, j *jobs.Job) error {
 		}
 		return err
 	}
+	if run.Status != domain.RunQueued {
+		// Recorded already: the replica that ran it died before the job's own outcome was
+		// written. Running it again would do the action twice.
+		return nil
+	}
 	p, err := a.st.Publisher(ctx, run.WorkspaceID, run.EndpointID)
 	if err != nil {
 		if domain.IsCode(err, domain.CodeNotFound) {
