@@ -174,9 +174,11 @@ func (ev *Events) deliver(payload string) {
 	defer cancel()
 	es, err := ev.s.store.EventsByIDs(ctx, ids)
 	if err != nil {
-		// Live subscribers here miss them; they stay in the log (events API, webhooks,
-		// a subscription resumed with after).
-		ev.s.log.Error("load notified events", "err", err, "event_ids", len(ids), "first_event_id", ids[0])
+		// Live subscribers here catch up from the log instead (as after a lost listener
+		// connection), retrying while the database refuses.
+		ev.s.log.Warn("load notified events; live subscribers catch up from the log", "err", err,
+			"event_ids", len(ids), "first_event_id", ids[0])
+		ev.s.bus.Resync()
 		return
 	}
 	for _, e := range es {
