@@ -19,9 +19,9 @@ const SlugHold = 30 * 24 * time.Hour
 // Create makes a link (url required; a slug is generated when none is given).
 func (l *Links) Create(ctx context.Context, a service.Actor, in Input) (domain.Link, error) {
 	var out domain.Link
-	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+	err := l.st.Tx(ctx, func(tx *store.Tx) error {
 		var err error
-		out, err = l.create(ctx, c, in, "")
+		out, err = l.CreateIn(ctx, tx, a, in)
 		return err
 	})
 	return out, err
