@@ -19,9 +19,11 @@ import (
 // another.
 const (
 	maxSendBatch = 64
-	// sendBatchers is how many batches may be stored at once (the database works on
-	// several while the service prepares the next).
-	sendBatchers = 4
+	// sendBatchers is how many batches may be stored at once: one, as for inbound calls
+	// (service/automation/publishbatch.go). On the 2-core benchmark machine one leader
+	// accepted 3,134–3,287 sends a second at 64 connections against four leaders'
+	// 2,180–2,551 (scripts/bench-messages.sh, same hour), with the same send latency.
+	sendBatchers = 1
 )
 
 // pendingSend is one send waiting in a batch.
