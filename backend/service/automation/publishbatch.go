@@ -16,17 +16,7 @@ import (
 // that arrive together are stored together: one transaction, a few multi-row statements.
 // A batch whose transaction fails is stored again one call at a time, so no call fails
 // because of another, and each 202 still means stored.
-//
-// One batch is stored at a time: calls that arrive meanwhile wait and form the next batch.
-// Measured on the 2-core benchmark machine (docs/benchmarks.md, "Automation: inbound
-// publishing"), one leader beat four at 64 connections (≈ 8,000 vs 6,300–7,500 calls a
-// second, p99 15 ms vs 19–26 ms) and at a steady 3,000 a second (p99 9–10 ms vs 14–23 ms):
-// overlapping transactions only add commits that compete for the same cores, while one
-// leader lets every batch grow to half the calls in flight.
-const (
-	maxCallBatch = 128
-	callBatchers = 1
-)
+const maxCallBatch = 128
 
 // pendingCall is one call waiting in a batch.
 type pendingCall struct {
@@ -42,7 +32,7 @@ type callBatcher struct {
 
 func newCallBatcher(a *Automation) *callBatcher {
 	b := &callBatcher{a: a}
-	b.Max, b.Leaders, b.Store = maxCallBatch, callBatchers, b.store
+	b.Max, b.Store = maxCallBatch, b.store
 	return b
 }
 

@@ -16,14 +16,14 @@ type req struct {
 	n, got int
 }
 
-// Requests arriving while a batch is stored form the next one (at most Max, at most
-// Leaders batches at once); each is answered with what Store set for it, and a caller
+// Requests arriving while a batch is stored form the next one (at most Max, one batch at
+// a time); each is answered with what Store set for it, and a caller
 // that leaves is told the request was cancelled.
 func TestBatchesAndAnswers(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
-	b := &groupcommit.Batcher[*req]{Max: 10, Leaders: 1}
+	b := &groupcommit.Batcher[*req]{Max: 10}
 	b.Store = func(batch []*req) {
 		<-release
 		mu.Lock()

@@ -17,14 +17,7 @@ import (
 // together, one transaction and a handful of multi-row statements per batch. A batch whose
 // transaction fails is stored again one send at a time, so no send fails because of
 // another.
-const (
-	maxSendBatch = 64
-	// sendBatchers is how many batches may be stored at once: one, as for inbound calls
-	// (service/automation/publishbatch.go). On the 2-core benchmark machine one leader
-	// accepted 3,134–3,287 sends a second at 64 connections against four leaders'
-	// 2,180–2,551 (scripts/bench-messages.sh, same hour), with the same send latency.
-	sendBatchers = 1
-)
+const maxSendBatch = 64
 
 // pendingSend is one send waiting in a batch.
 type pendingSend struct {
@@ -47,7 +40,7 @@ type sendBatcher struct {
 
 func newSendBatcher(m *Messages) *sendBatcher {
 	b := &sendBatcher{m: m}
-	b.Max, b.Leaders, b.Store = maxSendBatch, sendBatchers, b.store
+	b.Max, b.Store = maxSendBatch, b.store
 	return b
 }
 
