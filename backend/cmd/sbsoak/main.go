@@ -31,6 +31,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/pgserver"
 )
 
 type config struct {
@@ -116,12 +118,12 @@ func run(c config) int {
 	if err := os.Mkdir(pgDir, 0o700); err != nil {
 		return fail(err)
 	}
-	pg, err := startPostgres(pgDir)
+	pg, err := pgserver.Start(pgDir, "max_connections=200")
 	if err != nil {
 		return fail(err)
 	}
-	cleanups = append(cleanups, pg.kill)
-	logf("PostgreSQL on port %d (%s)", pg.port, pg.bin)
+	cleanups = append(cleanups, pg.Kill)
+	logf("PostgreSQL %s at %s", pg.Version(), pg.URL())
 	srv, err := startServer(c.bin, dir, pg.URL())
 	if err != nil {
 		return fail(err)
@@ -181,7 +183,7 @@ func run(c config) int {
 		time.Sleep(time.Until(began.Add(total / 3)))
 		f := &fault{name: "restart (fast)", start: time.Now()}
 		logf("fault 1: pg_ctl restart -m fast")
-		if err := pg.restart(); err != nil {
+		if err := pg.Restart(); err != nil {
 			faultErr <- err
 			return
 		}
@@ -192,13 +194,13 @@ func run(c config) int {
 		time.Sleep(time.Until(began.Add(2 * total / 3)))
 		f = &fault{name: fmt.Sprintf("stop %s, start", c.stopFor), start: time.Now()}
 		logf("fault 2: pg_ctl stop -m fast")
-		if err := pg.stop(); err != nil {
+		if err := pg.Stop(); err != nil {
 			faultErr <- err
 			return
 		}
 		time.Sleep(c.stopFor)
 		logf("fault 2: pg_ctl start")
-		if err := pg.start(); err != nil {
+		if err := pg.Start(); err != nil {
 			faultErr <- err
 			return
 		}
@@ -236,7 +238,7 @@ func run(c config) int {
 	finalMetrics, _ := scrape(srv.metrics)
 
 	rep := &report{cfg: c, recs: rec.snapshot(), faults: faults, mems: mems, v: v, began: began,
-		ended: trafficEnded, drained: drained, skipped: s.skipped.Load(), metrics: finalMetrics, pgVersion: pg.version(), left: left, stuck: stuck}
+		ended: trafficEnded, drained: drained, skipped: s.skipped.Load(), metrics: finalMetrics, pgVersion: pg.Version(), left: left, stuck: stuck}
 	rep.serverLog = scanLog(srv.logPath)
 	ok := rep.print(os.Stdout)
 	if !ok {
