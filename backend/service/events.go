@@ -43,7 +43,9 @@ type EventRecord struct {
 	WorkspaceID string
 	Type        string
 	InstanceID  *string
-	Data        any
+	// Data is encoded to JSON, unless it is a json.RawMessage: that is taken as it is
+	// (compact JSON its maker encoded, e.g. parts encoded once for many events).
+	Data any
 }
 
 // RecordAll records events like Record, with one statement for all of them (a batch of
@@ -56,9 +58,12 @@ func (s *Service) recordAll(ctx context.Context, tx *store.Tx, rs []EventRecord)
 	es := make([]domain.Event, len(rs))
 	now := s.cfg.Clock.Now()
 	for i, r := range rs {
-		raw, err := json.Marshal(r.Data)
-		if err != nil {
-			return nil, domain.Internal(err)
+		raw, ok := r.Data.(json.RawMessage)
+		if !ok {
+			var err error
+			if raw, err = json.Marshal(r.Data); err != nil {
+				return nil, domain.Internal(err)
+			}
 		}
 		id := r.ID
 		if id == "" {

@@ -287,23 +287,48 @@ func (r clickRow) click() domain.Click {
 		Country: r.Country, Bot: r.Bot, BotReason: r.BotReason, QR: r.QR, Visitor: r.Visitor}
 }
 
-// InsertClicks stores clicks in multi-row statements.
+// InsertClicks stores clicks: with COPY on PostgreSQL from copyMin clicks (a click already
+// stored is then a conflict error), else in multi-row statements that skip clicks already
+// stored.
 func (t *Tx) InsertClicks(ctx context.Context, cs []domain.Click) error {
+	args := func(c domain.Click) []any {
+		return []any{c.ID, c.WorkspaceID, c.LinkID, c.At.UTC(), c.Referrer, c.ReferrerHost, c.Browser,
+			c.BrowserVersion, c.OS, c.Device, c.Country, c.Bot, c.BotReason, c.QR, c.Visitor}
+	}
+	if t.usesCopy(len(cs)) {
+		return t.copyRows(ctx, "link_clicks", clickCols, len(cs), func(i int) []any { return args(cs[i]) })
+	}
 	const perStatement = 200 // 15 parameters each: well under SQLite's and PostgreSQL's limits
 	for len(cs) > 0 {
 		n := min(len(cs), perStatement)
-		args := make([]any, 0, n*15)
+		all := make([]any, 0, n*15)
 		for _, c := range cs[:n] {
-			args = append(args, c.ID, c.WorkspaceID, c.LinkID, c.At.UTC(), c.Referrer, c.ReferrerHost, c.Browser,
-				c.BrowserVersion, c.OS, c.Device, c.Country, c.Bot, c.BotReason, c.QR, c.Visitor)
+			all = append(all, args(c)...)
 		}
-		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
-		if _, err := t.exec(ctx, `INSERT INTO link_clicks (`+clickCols+`) VALUES `+values+` ON CONFLICT DO NOTHING`, args...); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO link_clicks (`+clickCols+`) VALUES `+values(n, 15)+` ON CONFLICT DO NOTHING`, all...); err != nil {
 			return err
 		}
 		cs = cs[n:]
 	}
 	return nil
+}
+
+// StoredClicks reports which of the clicks ids are stored already (a batch retried after a
+// failure whose transaction may have committed after all).
+func (q q) StoredClicks(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		var found []string
+		if err := q.sel(ctx, &found, `SELECT id FROM link_clicks WHERE id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`,
+			anys(chunk)...); err != nil {
+			return nil, err
+		}
+		for _, id := range found {
+			out[id] = true
+		}
+	}
+	return out, nil
 }
 
 // AddLinkClicks adds n counted clicks to a link and moves its last click time forward.

@@ -91,15 +91,22 @@ func (t *Tx) InsertMessages(ctx context.Context, ms []domain.Message) error {
 	return err
 }
 
-// InsertEvents appends events in one statement.
+// InsertEvents appends events: with COPY on PostgreSQL from copyMin events, else in one
+// statement.
 func (t *Tx) InsertEvents(ctx context.Context, es []domain.Event) error {
 	if len(es) == 0 {
 		return nil
 	}
-	args := make([]any, 0, len(es)*6)
-	for _, e := range es {
-		args = append(args, e.ID, e.WorkspaceID, e.Type, e.InstanceID, string(e.Data), e.Timestamp)
+	args := func(e domain.Event) []any {
+		return []any{e.ID, e.WorkspaceID, e.Type, e.InstanceID, string(e.Data), e.Timestamp}
 	}
-	_, err := t.exec(ctx, `INSERT INTO events (`+eventCols+`) VALUES `+values(len(es), 6), args...)
+	if t.usesCopy(len(es)) {
+		return t.copyRows(ctx, "events", eventCols, len(es), func(i int) []any { return args(es[i]) })
+	}
+	all := make([]any, 0, len(es)*6)
+	for _, e := range es {
+		all = append(all, args(e)...)
+	}
+	_, err := t.exec(ctx, `INSERT INTO events (`+eventCols+`) VALUES `+values(len(es), 6), all...)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,10 +169,19 @@ func (l *Links) visitor(ip string, now time.Time) string {
 	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
-// clickedData is domain.LinkClicked with the link already encoded.
-type clickedData struct {
-	Click domain.ClickObject `json:"click"`
-	Link  json.RawMessage    `json:"link"`
+// clickedData encodes domain.LinkClicked with its link already encoded (once for all the
+// clicks of a batch): json.Marshal would check and copy the link's JSON again for every click.
+func clickedData(c domain.Click, link json.RawMessage) (json.RawMessage, error) {
+	click, err := json.Marshal(c.Object())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(click)+len(link)+20)
+	out = append(out, `{"click":`...)
+	out = append(out, click...)
+	out = append(out, `,"link":`...)
+	out = append(out, link...)
+	return append(out, '}'), nil
 }
 
 // clickWriter buffers clicks and writes them in batches, with their counts and
@@ -189,6 +199,9 @@ type clickWriter struct {
 	started atomic.Bool
 	once    sync.Once
 	pending []domain.Click // the loop's batch (the loop's alone once started)
+	// failed is set when writing pending failed: the next try first leaves out the clicks
+	// its transaction stored after all (a commit whose answer was lost).
+	failed bool
 }
 
 func newClickWriter(l *Links) *clickWriter {
@@ -309,7 +322,8 @@ func (w *clickWriter) write(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	err := w.l.writeClicks(ctx, w.pending)
+	err := w.l.writeClicks(ctx, w.pending, w.failed)
+	w.failed = err != nil
 	if err != nil {
 		w.l.log.Error("writing clicks", "clicks", len(w.pending), "err", err)
 		if over := len(w.pending) - w.l.cfg.BufferSize; over > 0 {
@@ -325,13 +339,27 @@ func (w *clickWriter) write(ctx context.Context) error {
 
 // writeClicks stores a batch of clicks: the rows, each link's count and last click, and a
 // link.clicked event per counted click, in one transaction. Clicks of links deleted
-// meanwhile are dropped with them.
-func (l *Links) writeClicks(ctx context.Context, batch []domain.Click) error {
+// meanwhile are dropped with them. retry says an earlier try of the batch failed: clicks it
+// stored after all (its commit's answer lost) are left out, so none is counted twice.
+func (l *Links) writeClicks(ctx context.Context, batch []domain.Click, retry bool) error {
 	ids := map[string]bool{}
 	for _, c := range batch {
 		ids[c.LinkID] = true
 	}
 	return l.st.Tx(ctx, func(tx *store.Tx) error {
+		if retry {
+			clickIDs := make([]string, len(batch))
+			for i, c := range batch {
+				clickIDs[i] = c.ID
+			}
+			stored, err := tx.StoredClicks(ctx, clickIDs)
+			if err != nil {
+				return err
+			}
+			if len(stored) > 0 {
+				batch = slices.DeleteFunc(slices.Clone(batch), func(c domain.Click) bool { return stored[c.ID] })
+			}
+		}
 		idList := make([]string, 0, len(ids))
 		for id := range ids {
 			idList = append(idList, id)
@@ -390,8 +418,11 @@ func (l *Links) writeClicks(ctx context.Context, batch []domain.Click) error {
 				}
 				encoded[c.LinkID] = raw
 			}
-			events = append(events, service.EventRecord{WorkspaceID: c.WorkspaceID, Type: domain.EventLinkClicked,
-				Data: clickedData{Click: c.Object(), Link: raw}})
+			data, err := clickedData(c, raw)
+			if err != nil {
+				return domain.Internal(err)
+			}
+			events = append(events, service.EventRecord{WorkspaceID: c.WorkspaceID, Type: domain.EventLinkClicked, Data: data})
 		}
 		if len(events) == 0 {
 			return nil

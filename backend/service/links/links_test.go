@@ -1,13 +1,17 @@
 package links
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/maxmind/mmdbwriter"
 	"github.com/maxmind/mmdbwriter/mmdbtype"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
 // A MaxMind database (written here with MaxMind's own writer) names a click's country;
@@ -84,5 +88,31 @@ func TestSlugs(t *testing.T) {
 		if checkSlug("slug", bad) == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// A link.clicked event built from the link encoded once per batch is byte for byte what
+// encoding domain.LinkClicked gives (HTML-escaped characters included).
+func TestClickedDataMatchesLinkClicked(t *testing.T) {
+	title := "Tom & Jerry <3"
+	link := domain.Link{ID: "lnk_1", WorkspaceID: "ws_1", URL: "https://example.com/?a=1&b=<2>", Slug: "tj", Title: title,
+		Tags: []string{"x"}, RedirectStatus: 302, Metadata: json.RawMessage(`{"k": [1, 2]}`)}
+	click := domain.Click{ID: "clk_1", LinkID: "lnk_1", At: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC),
+		Referrer: "https://news.example/?q=<x>", ReferrerHost: "news.example", Browser: "Chrome", Device: domain.DeviceDesktop}
+	obj := link.Object("https://sb.example/l")
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := clickedData(click, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(domain.LinkClicked{Click: click.Object(), Link: obj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("clickedData:\n%s\nwant\n%s", got, want)
 	}
 }
