@@ -17,13 +17,13 @@ import (
 const awkward = "a\tb\nc\\d \\N 'q' \"dq\" é ✓"
 
 // Clicks and events stored in a batch read back exactly as given, whether the batch is
-// small (multi-row statements) or large (COPY, on PostgreSQL). A large batch of clicks
+// small (prepared multi-row statements) or large (COPY, on PostgreSQL). A large batch of clicks
 // already stored is a conflict there; a small one skips them. StoredClicks finds them.
 func TestBatchInsertsKeepEveryValue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		_, ws := seedUser(t, s, "batch@example.com")
-		for _, n := range []int{5, 100} {
+		for _, n := range []int{5, 100, 263} { // 263: each prepared statement size (200, 50, 10, 1)
 			t.Run(fmt.Sprint(n), func(t *testing.T) {
 				linkID := domain.NewID(domain.PrefixLink)
 				clicks := make([]domain.Click, n)

@@ -288,8 +288,8 @@ func (r clickRow) click() domain.Click {
 }
 
 // InsertClicks stores clicks: with COPY on PostgreSQL from copyMin clicks (a click already
-// stored is then a conflict error), else in multi-row statements that skip clicks already
-// stored.
+// stored is then a conflict error), else in prepared multi-row statements that skip clicks
+// already stored.
 func (t *Tx) InsertClicks(ctx context.Context, cs []domain.Click) error {
 	args := func(c domain.Click) []any {
 		return []any{c.ID, c.WorkspaceID, c.LinkID, c.At.UTC(), c.Referrer, c.ReferrerHost, c.Browser,
@@ -298,19 +298,7 @@ func (t *Tx) InsertClicks(ctx context.Context, cs []domain.Click) error {
 	if t.usesCopy(len(cs)) {
 		return t.copyRows(ctx, "link_clicks", clickCols, len(cs), func(i int) []any { return args(cs[i]) })
 	}
-	const perStatement = 200 // 15 parameters each: well under SQLite's and PostgreSQL's limits
-	for len(cs) > 0 {
-		n := min(len(cs), perStatement)
-		all := make([]any, 0, n*15)
-		for _, c := range cs[:n] {
-			all = append(all, args(c)...)
-		}
-		if _, err := t.exec(ctx, `INSERT INTO link_clicks (`+clickCols+`) VALUES `+values(n, 15)+` ON CONFLICT DO NOTHING`, all...); err != nil {
-			return err
-		}
-		cs = cs[n:]
-	}
-	return nil
+	return t.insertRows(ctx, "link_clicks", clickCols, 15, " ON CONFLICT DO NOTHING", len(cs), func(i int) []any { return args(cs[i]) })
 }
 
 // StoredClicks reports which of the clicks ids are stored already (a batch retried after a

@@ -91,8 +91,8 @@ func (t *Tx) InsertMessages(ctx context.Context, ms []domain.Message) error {
 	return err
 }
 
-// InsertEvents appends events: with COPY on PostgreSQL from copyMin events, else in one
-// statement.
+// InsertEvents appends events: with COPY on PostgreSQL from copyMin events, else in prepared
+// multi-row statements.
 func (t *Tx) InsertEvents(ctx context.Context, es []domain.Event) error {
 	if len(es) == 0 {
 		return nil
@@ -103,10 +103,5 @@ func (t *Tx) InsertEvents(ctx context.Context, es []domain.Event) error {
 	if t.usesCopy(len(es)) {
 		return t.copyRows(ctx, "events", eventCols, len(es), func(i int) []any { return args(es[i]) })
 	}
-	all := make([]any, 0, len(es)*6)
-	for _, e := range es {
-		all = append(all, args(e)...)
-	}
-	_, err := t.exec(ctx, `INSERT INTO events (`+eventCols+`) VALUES `+values(len(es), 6), all...)
-	return err
+	return t.insertRows(ctx, "events", eventCols, 6, "", len(es), func(i int) []any { return args(es[i]) })
 }

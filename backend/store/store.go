@@ -62,6 +62,7 @@ type Store struct {
 	reconnects atomic.Int64
 
 	announcer announcer // Tx.Announce's batches (announce.go)
+	stmts     prepared  // the batch writers' statements (prepared.go)
 }
 
 // Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path,
@@ -160,6 +161,7 @@ func (s *Store) URL() string { return s.url }
 // Close closes the pool.
 func (s *Store) Close() error {
 	s.closeAnnouncer()
+	s.closePrepared()
 	return s.db.Close()
 }
 
