@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"strings"
 	"time"
 
 	gcblob "gocloud.dev/blob"
@@ -104,6 +105,33 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("blob: delete %s: %w", key, err)
 	}
 	return nil
+}
+
+// DeletePrefix deletes every blob whose key starts with prefix, which must be a valid key
+// followed by "/" (a whole folder, never part of a name), and returns how many it deleted.
+// Blobs gone meanwhile are not an error; on an error the rest stay, for a retry.
+func (s *Store) DeletePrefix(ctx context.Context, prefix string) (int, error) {
+	if !strings.HasSuffix(prefix, "/") || !ValidKey(strings.TrimSuffix(prefix, "/")) {
+		return 0, fmt.Errorf("%w: prefix %q", ErrInvalidKey, prefix)
+	}
+	n := 0
+	it := s.b.List(&gcblob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("blob: list %s: %w", prefix, err)
+		}
+		if obj.IsDir {
+			continue
+		}
+		if err := s.Delete(ctx, obj.Key); err != nil {
+			return n, err
+		}
+		n++
+	}
 }
 
 // Ready reports whether the store can be reached (for a readiness probe).

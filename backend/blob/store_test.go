@@ -73,6 +73,49 @@ func putOpenDelete(t *testing.T, s *Store) {
 	if err := s.Delete(ctx, key); err != nil {
 		t.Errorf("Delete of a missing blob: %v", err)
 	}
+	deletePrefix(t, s)
+}
+
+// deletePrefix: DeletePrefix removes a folder's blobs, nested ones included, and nothing
+// beside it (not a sibling whose name merely starts the same); it refuses a prefix that is
+// not a folder.
+func deletePrefix(t *testing.T, s *Store) {
+	ctx := context.Background()
+	gone := []string{"media/ws_1/inst_2/a", "media/ws_1/inst_2/b", "media/ws_1/inst_2/sub/c"}
+	kept := []string{"media/ws_1/inst_22/a", "media/ws_1/inst_3/a", "media/ws_2/inst_2/a"}
+	for _, k := range append(append([]string{}, gone...), kept...) {
+		if _, err := s.Put(ctx, k, "text/plain", strings.NewReader(k), 1<<10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.DeletePrefix(ctx, "media/ws_1/inst_2/")
+	if err != nil || n != len(gone) {
+		t.Fatalf("DeletePrefix = %d, %v; want %d", n, err, len(gone))
+	}
+	for _, k := range gone {
+		if _, _, err := s.Open(ctx, k); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s after DeletePrefix: %v", k, err)
+		}
+	}
+	for _, k := range kept {
+		r, _, err := s.Open(ctx, k)
+		if err != nil {
+			t.Errorf("%s was deleted too: %v", k, err)
+			continue
+		}
+		_ = r.Close()
+		if err := s.Delete(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.DeletePrefix(ctx, "media/ws_1/inst_2/"); err != nil || n != 0 {
+		t.Errorf("DeletePrefix of an empty folder = %d, %v", n, err)
+	}
+	for _, bad := range []string{"", "/", "media/ws_1/inst_2", "media/../", "media//"} {
+		if _, err := s.DeletePrefix(ctx, bad); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("DeletePrefix(%q) = %v, want ErrInvalidKey", bad, err)
+		}
+	}
 }
 
 func TestSniffsMissingOrMalformedContentType(t *testing.T) {

@@ -576,6 +576,8 @@ const (
 	// JobChannelEvent applies one event a channel reported (an inbound message, a receipt,
 	// a group change), stored first so a provider is answered at once.
 	JobChannelEvent = "channel.event"
+	// JobMediaDelete deletes the stored media files of a deleted instance.
+	JobMediaDelete = "media.delete"
 )
 
 // InstanceKey is the concurrency and pacing key of an instance's sends.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -29,7 +31,8 @@ func TestTelegramConversationEndToEnd(t *testing.T) {
 	tg := telegramtest.New(t, telegramtest.Config{})
 	db := storetest.URL(t, store.Postgres)
 	// Replicas share the blob store, as they would share a bucket.
-	env := []string{"SWITCHBOARD_TELEGRAM_API_URL=" + tg.URL(), "SWITCHBOARD_MEDIA_STORE=file://" + filepath.ToSlash(t.TempDir())}
+	mediaDir := t.TempDir()
+	env := []string{"SWITCHBOARD_TELEGRAM_API_URL=" + tg.URL(), "SWITCHBOARD_MEDIA_STORE=file://" + filepath.ToSlash(mediaDir)}
 	a := startReplica(t, "A", db, env...)
 	b := startReplica(t, "B", db, env...)
 	o := signUp(t, a)
@@ -208,4 +211,40 @@ func TestTelegramConversationEndToEnd(t *testing.T) {
 	if resp, err := http.Post(old, "application/json", strings.NewReader(`{"update_id":1}`)); err != nil || resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("old callback URL: %v %v", resp, err)
 	}
+
+	// Deleting the instance deletes its stored files (a job, once the deletion commits): the
+	// photo's folder is emptied and its signed URL, still within its lifetime, answers 404.
+	folders, _ := filepath.Glob(filepath.Join(mediaDir, "media", "*", inst.ID))
+	if len(folders) != 1 || len(filesUnder(t, folders[0])) != 1 {
+		t.Fatalf("the instance's media folder before its deletion: %v", folders)
+	}
+	folder := folders[0]
+	a.mustREST(t, o.key, http.MethodDelete, "/api/v1/instances/"+inst.ID, nil, nil)
+	waitFor(t, 15*time.Second, "the instance's files to be deleted", func() bool { return len(filesUnder(t, folder)) == 0 })
+	if resp, err := http.Get(pic.Media.URL); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("media URL after the instance's deletion: %v %v", resp, err)
+	}
+}
+
+// filesUnder lists the regular files under dir (none when it does not exist), leaving out
+// the file store's .attrs sidecars.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && !strings.HasSuffix(path, ".attrs") {
+			out = append(out, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -227,7 +227,8 @@ func (s *Instances) Update(ctx context.Context, a service.Actor, id string, in U
 }
 
 // Delete removes an instance with its messages, chats, groups and contacts; its queued
-// sends are dropped. A connected instance is logged out first.
+// sends are dropped, and its stored media files are deleted by a job once this commits. A
+// connected instance is logged out first.
 func (s *Instances) Delete(ctx context.Context, a service.Actor, id string) (domain.Instance, error) {
 	wsID, err := service.RequireWorkspace(a, domain.ScopeInstancesWrite)
 	if err != nil {
@@ -252,6 +253,9 @@ func (s *Instances) Delete(ctx context.Context, a service.Actor, id string) (dom
 			return err
 		}
 		if err := c.Tx.DeleteInstance(ctx, c.WorkspaceID, cur.ID); err != nil {
+			return err
+		}
+		if err := s.c.deleteMediaLater(ctx, c.Tx, c.WorkspaceID, cur.ID, c.Now); err != nil {
 			return err
 		}
 		out, err = s.c.recordInstance(ctx, c.Tx, cur, domain.EventInstanceDeleted)

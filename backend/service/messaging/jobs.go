@@ -45,6 +45,10 @@ func (m *Messaging) Kinds(w Workers) []jobs.Kind {
 		{Name: domain.JobChannelEvent, Workers: w.Events, Concurrency: 1 << 20, Backoff: eventBackoff, Run: c.runEvent},
 		{Name: domain.JobInstanceConnect, Workers: w.Connect, Concurrency: 1 << 20,
 			Backoff: func(n int) (time.Duration, bool) { return time.Duration(n) * time.Second, n < 3 }, Run: c.runConnect},
+		// Deleting a deleted instance's files is rare and slow-paced: one worker, none on a
+		// replica that runs no messaging jobs.
+		{Name: domain.JobMediaDelete, Workers: min(w.Connect, 1), Concurrency: 1 << 20, Backoff: mediaDeleteBackoff,
+			Run: c.runMediaDelete},
 	}
 }
 

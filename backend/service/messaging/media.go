@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"strings"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/blob"
 	"github.com/switchboard-dev/switchboard/backend/channels"
@@ -25,6 +28,8 @@ import (
 type MediaStore interface {
 	// Put stores r under key, refusing more than maxBytes with blob.ErrTooLarge.
 	Put(ctx context.Context, key, contentType string, r io.Reader, maxBytes int64) (int64, error)
+	// DeletePrefix deletes every file under a folder ("media/ws_…/ins_…/").
+	DeletePrefix(ctx context.Context, prefix string) (int, error)
 }
 
 // MediaSigner makes the short-lived URL a stored file is served at.
@@ -82,10 +87,61 @@ func (m MediaConfig) allows(contentType string) bool {
 }
 
 // mediaKey is where an inbound message's file is stored: the same key for the same
-// provider message, so a retried download replaces, never duplicates.
+// provider message, so a retried download replaces, never duplicates. Every file of an
+// instance is under its mediaFolder.
 func mediaKey(inst store.StoredInstance, providerMessageID string) string {
 	sum := sha256.Sum256([]byte(providerMessageID))
-	return "media/" + inst.WorkspaceID + "/" + inst.ID + "/" + hex.EncodeToString(sum[:16])
+	return mediaFolder(inst.WorkspaceID, inst.ID) + hex.EncodeToString(sum[:16])
+}
+
+func mediaFolder(workspaceID, instanceID string) string {
+	return "media/" + workspaceID + "/" + instanceID + "/"
+}
+
+// mediaDeletePayload is the payload of a media.delete job.
+type mediaDeletePayload struct {
+	WorkspaceID string `json:"workspace_id"`
+	InstanceID  string `json:"instance_id"`
+}
+
+// deleteMediaLater queues, in the transaction that deletes an instance, the job that deletes
+// its files: the store is outside the database, so the files go once the deletion has
+// committed, and a failure is retried rather than leaving them for ever.
+func (c *core) deleteMediaLater(ctx context.Context, tx *store.Tx, workspaceID, instanceID string, now time.Time) error {
+	if c.cfg.Media.Store == nil {
+		return nil
+	}
+	payload, _ := json.Marshal(mediaDeletePayload{WorkspaceID: workspaceID, InstanceID: instanceID})
+	return jobs.Enqueue(ctx, tx, now, jobs.NewJob{Kind: domain.JobMediaDelete, Payload: string(payload),
+		MaxAttempts: len(mediaDeleteSchedule) + 1})
+}
+
+// mediaDeleteSchedule spaces the retries of a media.delete job over about a day (a bucket
+// unreachable for hours).
+var mediaDeleteSchedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour}
+
+func mediaDeleteBackoff(n int) (time.Duration, bool) {
+	if n > len(mediaDeleteSchedule) {
+		return 0, false
+	}
+	return mediaDeleteSchedule[n-1], true
+}
+
+// runMediaDelete deletes a deleted instance's files.
+func (c *core) runMediaDelete(ctx context.Context, j *jobs.Job) error {
+	var p mediaDeletePayload
+	if err := json.Unmarshal(j.Payload, &p); err != nil || p.WorkspaceID == "" || p.InstanceID == "" {
+		return jobs.Permanent(fmt.Errorf("media.delete payload %q: %v", j.Payload, err))
+	}
+	if c.cfg.Media.Store == nil {
+		return nil
+	}
+	n, err := c.cfg.Media.Store.DeletePrefix(ctx, mediaFolder(p.WorkspaceID, p.InstanceID))
+	if err != nil {
+		return err
+	}
+	c.log.Info("deleted a deleted instance's media", "instance_id", p.InstanceID, "files", n)
+	return nil
 }
 
 // fetchMedia downloads an inbound message's media into the store and records where it
