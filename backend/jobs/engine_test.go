@@ -548,3 +548,44 @@ func TestDeadLeaseFreesConcurrencySlot(t *testing.T) {
 		}
 	})
 }
+
+// A job whose retry is due at once is claimed again by the same commit that records its
+// failure: it runs again on this replica (the claim used to be held, then dropped with the
+// batch it came from, and launching it crashed the process).
+func TestRetryDueAtOnceRunsAgain(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := newClock()
+		var attempts sync.Map // job id → attempts seen
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.again", Workers: 8,
+			Backoff: func(n int) (time.Duration, bool) { return 0, true },
+			Run: func(ctx context.Context, j *jobs.Job) error {
+				attempts.Store(j.ID, j.Attempt)
+				if j.Attempt < 3 {
+					return errors.New("not yet")
+				}
+				return nil
+			}})
+		js := make([]jobs.NewJob, 20)
+		for i := range js {
+			js[i] = jobs.NewJob{ID: fmt.Sprintf("job_again_%02d", i), Kind: "test.again", MaxAttempts: 5}
+		}
+		enqueue(t, st, clk.Now(), js...)
+		if err := e.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "every job done on its third attempt", func() bool {
+			for _, j := range js {
+				if _, err := st.Job(context.Background(), j.ID); !domain.IsCode(err, domain.CodeNotFound) {
+					return false
+				}
+			}
+			return true
+		})
+		attempts.Range(func(id, n any) bool {
+			if n.(int) != 3 {
+				t.Errorf("%s ended on attempt %d, want 3", id, n)
+			}
+			return true
+		})
+	})
+}

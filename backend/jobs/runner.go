@@ -132,9 +132,13 @@ func (r *runner) start(claimed []store.ClaimedJob, now time.Time) {
 
 // track registers claimed jobs as held (the heartbeat renews their leases from now on).
 func (r *runner) track(claimed []store.ClaimedJob, now time.Time) []*Job {
-	batch := make([]*Job, len(claimed))
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.trackLocked(claimed, now)
+}
+
+func (r *runner) trackLocked(claimed []store.ClaimedJob, now time.Time) []*Job {
+	batch := make([]*Job, len(claimed))
 	for i, c := range claimed {
 		batch[i] = &Job{ID: c.ID, Kind: c.Kind, Payload: []byte(c.Payload), Attempt: c.Attempts, MaxAttempts: c.MaxAttempts,
 			ConcurrencyKey: c.ConcurrencyKey, OrderingKey: c.OrderingKey, CreatedAt: c.CreatedAt, token: c.Token}
@@ -303,11 +307,6 @@ const commitLinger = time.Millisecond
 // outcome failed otherwise is let go and runs again once its lease expires.
 func (r *runner) commit(batch []Done) (unwritten []Done) {
 	next, err := r.commitTx(batch, true)
-	var launch []*Job
-	if len(next) > 0 {
-		// Held before the batch is released, so this runner is never seen idle between.
-		launch = r.track(next, r.e.cfg.Clock.Now())
-	}
 	keep := map[string]bool{}
 	fail := func(d Done, e error) {
 		if domain.IsCode(e, domain.CodeUnavailable) {
@@ -330,12 +329,19 @@ func (r *runner) commit(batch []Done) (unwritten []Done) {
 		r.e.log.Warn("job outcomes not written yet: the database is unavailable", "kind", r.k.Name,
 			"jobs", len(unwritten), "err", err)
 	}
+	// The batch is released and the jobs claimed with it are held in one step, so this runner
+	// is never seen idle between; released first, because a job claimed again at once (a
+	// retry due now) has the id of one in the batch.
 	r.mu.Lock()
 	for _, d := range batch {
 		if f, ok := r.flying[d.Job.ID]; ok && !keep[d.Job.ID] {
 			f.cancel()
 			delete(r.flying, d.Job.ID)
 		}
+	}
+	var launch []*Job
+	if len(next) > 0 {
+		launch = r.trackLocked(next, r.e.cfg.Clock.Now())
 	}
 	r.mu.Unlock()
 	if len(launch) > 0 {
