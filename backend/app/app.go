@@ -75,6 +75,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.DBAcquireTimeout > 0 {
+		st.SetAcquireTimeout(cfg.DBAcquireTimeout)
+	}
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, err

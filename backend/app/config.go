@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/service/retention"
+	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/webhook"
 	"github.com/switchboard-dev/switchboard/graph"
 )
@@ -62,6 +63,9 @@ type Config struct {
 	WebhookAllowList     []string
 	// WebhookLease is how long a claimed delivery is held (≥ MinWebhookLease).
 	WebhookLease time.Duration
+	// DBAcquireTimeout is how long a request waits for a free database connection before it
+	// is answered 503 unavailable (0: store.DefaultAcquireTimeout).
+	DBAcquireTimeout time.Duration
 	// WebhookWorkers is how many deliveries this replica makes at once; 0 means this replica
 	// delivers no webhooks (an API-only replica), other replicas do.
 	WebhookWorkers int
@@ -127,6 +131,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_MESSAGE_WORKERS", "", strconv.Itoa(messaging.DefaultWorkers.Send), "message sends this replica makes at once; 0 = this replica sends no messages and applies no channel events (API-only)"},
 	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
+	{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "", store.DefaultAcquireTimeout.String(), "how long a request waits for a free database connection before it is answered 503 unavailable (10ms to 1m)"},
 	{"SWITCHBOARD_METRICS_ADDR", "", "", "address of a separate listener serving Prometheus /metrics (e.g. 127.0.0.1:9091); empty = metrics are not served. The main address never serves them"},
 	{"SWITCHBOARD_SHORT_HOST", "", "", "origin of a dedicated short-link domain (e.g. https://sho.rt) answering /{slug}; empty = short links are BASE_URL/l/{slug}"},
 	{"SWITCHBOARD_LINK_BLOCKLIST", "", "", "comma-separated hosts short links may not point to (subdomains included)"},
@@ -191,6 +196,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	parseInt("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", &c.WebhookPerEndpoint)
 	parseInt("SWITCHBOARD_MESSAGE_WORKERS", &c.MessageWorkers)
 	parse("SWITCHBOARD_WEBHOOK_LEASE", "a duration such as 10s or 1m", func(v string) (e error) { c.WebhookLease, e = time.ParseDuration(v); return })
+	parse("SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "a duration such as 5s", func(v string) (e error) { c.DBAcquireTimeout, e = time.ParseDuration(v); return })
 	for _, h := range strings.Split(get("SWITCHBOARD_WEBHOOK_ALLOWLIST"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.WebhookAllowList = append(c.WebhookAllowList, h)
@@ -291,6 +297,9 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookLease < MinWebhookLease {
 		bad("SWITCHBOARD_WEBHOOK_LEASE", "%v: must be at least %v", c.WebhookLease, MinWebhookLease)
+	}
+	if c.DBAcquireTimeout < 10*time.Millisecond || c.DBAcquireTimeout > time.Minute {
+		bad("SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "%v: must be between 10ms and 1m", c.DBAcquireTimeout)
 	}
 	if c.MetricsAddr != "" {
 		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {

@@ -164,6 +164,7 @@ type poolCollector struct {
 	st                     *store.Store
 	inUse, idle, maxOpen   *prometheus.Desc
 	waitCount, waitSeconds *prometheus.Desc
+	acquireTimeouts        *prometheus.Desc
 }
 
 func newPoolCollector(st *store.Store) *poolCollector {
@@ -173,6 +174,8 @@ func newPoolCollector(st *store.Store) *poolCollector {
 		maxOpen:     prometheus.NewDesc("switchboard_db_max_open_connections", "The most database connections this replica opens at once.", nil, nil),
 		waitCount:   prometheus.NewDesc("switchboard_db_wait_count_total", "Times a caller waited for a database connection because all were in use.", nil, nil),
 		waitSeconds: prometheus.NewDesc("switchboard_db_wait_seconds_total", "Total time callers waited for a database connection.", nil, nil),
+		acquireTimeouts: prometheus.NewDesc("switchboard_db_acquire_timeouts_total",
+			"Statements and transactions refused (503 unavailable) because no database connection was free within SWITCHBOARD_DB_ACQUIRE_TIMEOUT.", nil, nil),
 	}
 }
 
@@ -182,6 +185,7 @@ func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.maxOpen
 	ch <- c.waitCount
 	ch <- c.waitSeconds
+	ch <- c.acquireTimeouts
 }
 
 func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
@@ -191,6 +195,7 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.maxOpen, prometheus.GaugeValue, float64(s.MaxOpenConnections))
 	ch <- prometheus.MustNewConstMetric(c.waitCount, prometheus.CounterValue, float64(s.WaitCount))
 	ch <- prometheus.MustNewConstMetric(c.waitSeconds, prometheus.CounterValue, s.WaitDuration.Seconds())
+	ch <- prometheus.MustNewConstMetric(c.acquireTimeouts, prometheus.CounterValue, float64(c.st.AcquireTimeouts()))
 }
 
 // jobsCacheFor is how long a reading of the jobs table serves scrapes: several scrapers (or

@@ -63,6 +63,7 @@ type Store struct {
 
 	announcer announcer // Tx.Announce's batches (announce.go)
 	stmts     prepared  // the batch writers' statements (prepared.go)
+	gate      *gate     // at most the pool's size of users at once (gate.go)
 }
 
 // Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path,
@@ -100,7 +101,8 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 		s.db.SetMaxOpenConns(8)
 	}
-	s.q = q{x: s.db, s: s}
+	s.gate = newGate(s.db.Stats().MaxOpenConnections)
+	s.q = q{x: s.db, s: s, pooled: true}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("store: connect: %w", err)
@@ -253,17 +255,9 @@ func (t *Tx) AfterCommit(fn func()) { t.after = append(t.after, fn) }
 
 // Tx runs fn in a transaction, committing if it returns nil.
 func (s *Store) Tx(ctx context.Context, fn func(*Tx) error) error {
-	sqlTx, err := s.db.BeginTxx(ctx, nil)
+	t, err := s.tx(ctx, fn)
 	if err != nil {
-		return s.mapErr(err)
-	}
-	t := &Tx{q: q{x: sqlTx, s: s}, tx: sqlTx}
-	if err := fn(t); err != nil {
-		_ = sqlTx.Rollback()
 		return err
-	}
-	if err := sqlTx.Commit(); err != nil {
-		return s.mapErr(err)
 	}
 	for _, f := range t.after {
 		f()
@@ -271,23 +265,73 @@ func (s *Store) Tx(ctx context.Context, fn func(*Tx) error) error {
 	return nil
 }
 
+// tx passes the gate, runs fn in a transaction and commits it; the caller runs its
+// after-commit work (outside the gate).
+func (s *Store) tx(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
+	if err := s.gate.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer s.gate.leave()
+	sqlTx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, s.mapErr(err)
+	}
+	t := &Tx{q: q{x: sqlTx, s: s}, tx: sqlTx}
+	if err := fn(t); err != nil {
+		_ = sqlTx.Rollback()
+		return nil, err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return nil, s.mapErr(err)
+	}
+	return t, nil
+}
+
 // q runs statements on a pool or a transaction.
 type q struct {
 	x sqlx.ExtContext
 	s *Store
+	// pooled: x is the pool, so each statement first passes the gate.
+	pooled bool
+}
+
+// enter passes the gate for a statement on the pool (a transaction passed it already).
+func (q q) enter(ctx context.Context) error {
+	if !q.pooled {
+		return nil
+	}
+	return q.s.gate.enter(ctx)
+}
+
+func (q q) leave() {
+	if q.pooled {
+		q.s.gate.leave()
+	}
 }
 
 func (q q) get(ctx context.Context, dest any, query string, args ...any) error {
+	if err := q.enter(ctx); err != nil {
+		return err
+	}
+	defer q.leave()
 	q.s.queries.Add(1)
 	return q.s.mapErr(sqlx.GetContext(ctx, q.x, dest, q.x.Rebind(query), args...))
 }
 
 func (q q) sel(ctx context.Context, dest any, query string, args ...any) error {
+	if err := q.enter(ctx); err != nil {
+		return err
+	}
+	defer q.leave()
 	q.s.queries.Add(1)
 	return q.s.mapErr(sqlx.SelectContext(ctx, q.x, dest, q.x.Rebind(query), args...))
 }
 
 func (q q) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if err := q.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer q.leave()
 	q.s.queries.Add(1)
 	res, err := q.x.ExecContext(ctx, q.x.Rebind(query), args...)
 	return res, q.s.mapErr(err)
