@@ -26,11 +26,18 @@ type edge struct {
 func newEdge(t *testing.T, cfg app.Config) *edge {
 	t.Helper()
 	_, srv := newAppWith(t, storetest.URL(t, "sqlite"), cfg)
+	return signedUpEdge(t, srv, "models:read")
+}
+
+// signedUpEdge signs a console user up on srv, opens the workspace and creates a key with
+// the scope.
+func signedUpEdge(t *testing.T, srv *httptest.Server, scope string) *edge {
+	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	e := &edge{t: t, srv: srv, console: &http.Client{Jar: jar}}
 	e.gql(e.console, `mutation { signUp(input: {email: "ada@example.com", password: "correct horse battery", name: "Ada"}) { user { id } } }`)
 	e.gql(e.console, `mutation { ensureWorkspace { id } }`)
-	_, _, body := e.gql(e.console, `mutation { createApiKey(input: {name: "cli", scopes: ["models:read"]}) { secret } }`)
+	_, _, body := e.gql(e.console, `mutation { createApiKey(input: {name: "cli", scopes: ["`+scope+`"]}) { secret } }`)
 	var out struct {
 		Data struct {
 			CreateAPIKey struct{ Secret string } `json:"createApiKey"`

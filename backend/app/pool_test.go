@@ -2,9 +2,7 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/http/cookiejar"
 	"sync"
 	"testing"
 	"time"
@@ -26,20 +24,8 @@ func TestPoolExhaustionAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, srv := newAppWith(t, storetest.URL(t, store.Postgres), cfg)
-	jar, _ := cookiejar.New(nil)
-	e := &edge{t: t, srv: srv, console: &http.Client{Jar: jar}}
-	e.gql(e.console, `mutation { signUp(input: {email: "pool@example.com", password: "correct horse battery", name: "Pool"}) { user { id } } }`)
-	e.gql(e.console, `mutation { ensureWorkspace { id } }`)
-	_, _, body := e.gql(e.console, `mutation { createApiKey(input: {name: "all", scopes: ["*"]}) { secret } }`)
-	var created struct {
-		Data struct {
-			CreateAPIKey struct{ Secret string } `json:"createApiKey"`
-		}
-	}
-	if err := json.Unmarshal(body, &created); err != nil || created.Data.CreateAPIKey.Secret == "" {
-		t.Fatalf("createApiKey: %v %s", err, body)
-	}
-	bearer := "Bearer " + created.Data.CreateAPIKey.Secret
+	e := signedUpEdge(t, srv, "*")
+	bearer := "Bearer " + e.secret
 	if resp, raw := e.rest("/api/v1/links", "Authorization", bearer); resp.StatusCode != 200 {
 		t.Fatalf("before: %d %s", resp.StatusCode, raw)
 	}
