@@ -10,7 +10,8 @@ import (
 )
 
 // DefaultAcquireTimeout is how long a statement or transaction waits for a free database
-// connection before it is refused as unavailable (SetAcquireTimeout changes it).
+// connection (and on SQLite for its turn to write) before it is refused as unavailable
+// (SetAcquireTimeout changes it).
 const DefaultAcquireTimeout = 5 * time.Second
 
 // gate admits at most as many users of the pool as it has connections, each waiting at
@@ -18,41 +19,78 @@ const DefaultAcquireTimeout = 5 * time.Second
 // connection as long as its context lives: with every connection held (a stuck query, a
 // lock, a burst far beyond the pool), requests would pile up for minutes instead of being
 // told to retry.
+//
+// On SQLite it also lets one writer at a time in (writes gets its turn before a connection):
+// SQLite has one write lock, and connections that wait for it poll with growing sleeps,
+// holding their connections, so a burst of writes used to fill the pool with sleepers,
+// readers included behind them.
 type gate struct {
 	slots    chan struct{}
-	timeout  atomic.Int64 // nanoseconds
-	timeouts atomic.Int64 // callers refused after waiting the whole timeout
+	writes   chan struct{} // nil: writers need no turn (PostgreSQL)
+	timeout  atomic.Int64  // nanoseconds
+	timeouts atomic.Int64  // callers refused after waiting the whole timeout
 }
 
-func newGate(size int) *gate {
+func newGate(size int, oneWriter bool) *gate {
 	g := &gate{slots: make(chan struct{}, size)}
+	if oneWriter {
+		g.writes = make(chan struct{}, 1)
+	}
 	g.timeout.Store(int64(DefaultAcquireTimeout))
 	return g
 }
 
-// enter waits for a slot; leave gives it back.
-func (g *gate) enter(ctx context.Context) error {
-	select {
-	case g.slots <- struct{}{}:
-		return nil
-	default:
+// enter waits for a connection, and first for the turn to write when write is set; leave
+// gives back what enter took.
+func (g *gate) enter(ctx context.Context, write bool) error {
+	timeout := time.Duration(g.timeout.Load())
+	var timer *time.Timer // one deadline for both waits, made only when a wait is needed
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	wait := func(ch chan struct{}, what string) error {
+		select {
+		case ch <- struct{}{}:
+			return nil
+		default:
+		}
+		if timer == nil {
+			timer = time.NewTimer(timeout)
+		}
+		select {
+		case ch <- struct{}{}:
+			return nil
+		case <-timer.C:
+			g.timeouts.Add(1)
+			return &domain.Error{Code: domain.CodeUnavailable, Reason: ReasonUnavailable,
+				Message: "the database is busy: no connection was free in time; retry shortly",
+				Err:     fmt.Errorf("store: waited %v for %s", timeout, what)}
+		case <-ctx.Done():
+			return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: ctx.Err()}
+		}
 	}
-	t := time.NewTimer(time.Duration(g.timeout.Load()))
-	defer t.Stop()
-	select {
-	case g.slots <- struct{}{}:
-		return nil
-	case <-t.C:
-		g.timeouts.Add(1)
-		return &domain.Error{Code: domain.CodeUnavailable, Reason: ReasonUnavailable,
-			Message: "the database is busy: no connection was free in time; retry shortly",
-			Err:     fmt.Errorf("store: no free connection among %d within %v", cap(g.slots), time.Duration(g.timeout.Load()))}
-	case <-ctx.Done():
-		return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: ctx.Err()}
+	if write && g.writes != nil {
+		if err := wait(g.writes, "the turn to write"); err != nil {
+			return err
+		}
 	}
+	if err := wait(g.slots, fmt.Sprintf("one of %d connections", cap(g.slots))); err != nil {
+		if write && g.writes != nil {
+			<-g.writes
+		}
+		return err
+	}
+	return nil
 }
 
-func (g *gate) leave() { <-g.slots }
+func (g *gate) leave(write bool) {
+	<-g.slots
+	if write && g.writes != nil {
+		<-g.writes
+	}
+}
 
 // SetAcquireTimeout sets how long a statement or transaction waits for a free connection
 // (at least a millisecond).

@@ -101,7 +101,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 		s.db.SetMaxOpenConns(8)
 	}
-	s.gate = newGate(s.db.Stats().MaxOpenConnections)
+	s.gate = newGate(s.db.Stats().MaxOpenConnections, dialect == SQLite)
 	s.q = q{x: s.db, s: s, pooled: true}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
@@ -268,10 +268,10 @@ func (s *Store) Tx(ctx context.Context, fn func(*Tx) error) error {
 // tx passes the gate, runs fn in a transaction and commits it; the caller runs its
 // after-commit work (outside the gate).
 func (s *Store) tx(ctx context.Context, fn func(*Tx) error) (*Tx, error) {
-	if err := s.gate.enter(ctx); err != nil {
+	if err := s.gate.enter(ctx, true); err != nil {
 		return nil, err
 	}
-	defer s.gate.leave()
+	defer s.gate.leave(true)
 	sqlTx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return nil, s.mapErr(err)
@@ -295,43 +295,52 @@ type q struct {
 	pooled bool
 }
 
-// enter passes the gate for a statement on the pool (a transaction passed it already).
-func (q q) enter(ctx context.Context) error {
+// writes reports whether a query that returns rows may write (INSERT/UPDATE/DELETE …
+// RETURNING, or a WITH around one): on SQLite it then waits for the turn to write.
+func writes(query string) bool {
+	return strings.Contains(query, "RETURNING")
+}
+
+// enter passes the gate for a statement on the pool (a transaction passed it already);
+// write says it may write.
+func (q q) enter(ctx context.Context, write bool) error {
 	if !q.pooled {
 		return nil
 	}
-	return q.s.gate.enter(ctx)
+	return q.s.gate.enter(ctx, write)
 }
 
-func (q q) leave() {
+func (q q) leave(write bool) {
 	if q.pooled {
-		q.s.gate.leave()
+		q.s.gate.leave(write)
 	}
 }
 
 func (q q) get(ctx context.Context, dest any, query string, args ...any) error {
-	if err := q.enter(ctx); err != nil {
+	w := writes(query)
+	if err := q.enter(ctx, w); err != nil {
 		return err
 	}
-	defer q.leave()
+	defer q.leave(w)
 	q.s.queries.Add(1)
 	return q.s.mapErr(sqlx.GetContext(ctx, q.x, dest, q.x.Rebind(query), args...))
 }
 
 func (q q) sel(ctx context.Context, dest any, query string, args ...any) error {
-	if err := q.enter(ctx); err != nil {
+	w := writes(query)
+	if err := q.enter(ctx, w); err != nil {
 		return err
 	}
-	defer q.leave()
+	defer q.leave(w)
 	q.s.queries.Add(1)
 	return q.s.mapErr(sqlx.SelectContext(ctx, q.x, dest, q.x.Rebind(query), args...))
 }
 
 func (q q) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if err := q.enter(ctx); err != nil {
+	if err := q.enter(ctx, true); err != nil {
 		return nil, err
 	}
-	defer q.leave()
+	defer q.leave(true)
 	q.s.queries.Add(1)
 	res, err := q.x.ExecContext(ctx, q.x.Rebind(query), args...)
 	return res, q.s.mapErr(err)

@@ -49,6 +49,8 @@ type Links struct {
 	agents   agents
 	hashOnce sync.Once
 	dayKey   atomic.Pointer[visitorKey]
+	// reserving makes the max_clicks reservations of one link take turns (redirect.go).
+	reserving [64]sync.Mutex
 }
 
 // New returns the short-link service over the platform service s. Start the click writer

@@ -2,6 +2,7 @@ package links
 
 import (
 	"context"
+	"hash/fnv"
 	"net/url"
 	"sync"
 	"time"
@@ -178,12 +179,11 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 	ua := l.agents.get(v.UserAgent)
 	click := l.newClick(link.Link, v, ua, now)
 	if link.MaxClicks != nil && !click.Bot {
-		ok, err := l.st.ReserveClick(ctx, link.ID, now)
+		ok, err := l.reserve(ctx, v.Slug, link.ID, now)
 		if err != nil {
 			return Outcome{}, err
 		}
 		if !ok {
-			l.cache.markExhausted(v.Slug)
 			return gone(), nil
 		}
 		click.Counted = true
@@ -196,4 +196,26 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 		target = e.android
 	}
 	return Outcome{Kind: Redirect, Status: status, Location: target}, nil
+}
+
+// reserve counts one click of a link with max_clicks, unless the limit is reached. The
+// reservations of one link take turns in this process (its row lock makes them wait for each
+// other anyway), and a turn that finds the link exhausted meanwhile answers from the cache:
+// a crowd arriving at a link's last clicks costs one UPDATE per click up to the limit, not
+// one per visitor; on SQLite, where every UPDATE waits for the one write lock, the crowd
+// would otherwise queue for the database.
+func (l *Links) reserve(ctx context.Context, slug, id string, now time.Time) (bool, error) {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	mu := &l.reserving[h.Sum32()%uint32(len(l.reserving))]
+	mu.Lock()
+	defer mu.Unlock()
+	if e, ok := l.cache.get(slug, now); ok && e.exhausted && e.link.ID == id {
+		return false, nil
+	}
+	ok, err := l.st.ReserveClick(ctx, id, now)
+	if err == nil && !ok {
+		l.cache.markExhausted(slug)
+	}
+	return ok, err
 }
