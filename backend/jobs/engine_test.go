@@ -589,3 +589,18 @@ func TestRetryDueAtOnceRunsAgain(t *testing.T) {
 		})
 	})
 }
+
+// Schedule waits the n-th delay after attempt n failed, then gives up.
+func TestSchedule(t *testing.T) {
+	b := jobs.Schedule(time.Second, time.Minute)
+	for n, want := range map[int]time.Duration{1: time.Second, 2: time.Minute} {
+		if d, ok := b(n); !ok || d != want {
+			t.Errorf("after attempt %d: %v %v, want %v", n, d, ok, want)
+		}
+	}
+	for _, n := range []int{0, 3} {
+		if _, ok := b(n); ok {
+			t.Errorf("after attempt %d: another attempt", n)
+		}
+	}
+}

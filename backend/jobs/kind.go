@@ -129,6 +129,17 @@ func retryAfterOf(err error) time.Duration {
 	return 0
 }
 
+// Schedule is a Backoff that waits delays[n-1] after attempt n failed and gives up after
+// len(delays) retries (enqueue such jobs with MaxAttempts len(delays)+1).
+func Schedule(delays ...time.Duration) func(n int) (time.Duration, bool) {
+	return func(n int) (time.Duration, bool) {
+		if n < 1 || n > len(delays) {
+			return 0, false
+		}
+		return delays[n-1], true
+	}
+}
+
 // NewJob is a job to enqueue; see Enqueue for the defaults.
 type NewJob = store.NewJob
 

@@ -12,8 +12,9 @@ const copyMin = 32
 func (t *Tx) usesCopy(n int) bool { return t.s.dialect == Postgres && n >= copyMin }
 
 // copyRows streams n rows into table with COPY, in the transaction (lib/pq turns a prepared
-// COPY … FROM STDIN into a stream of rows). cols is a comma-separated column list; row(i) gives row i's values in that order. Unlike INSERT … ON CONFLICT, a
-// duplicate key fails the whole COPY (a conflict error).
+// COPY … FROM STDIN into a stream of rows). cols is a comma-separated column list; row(i)
+// gives row i's values in that order. Unlike INSERT … ON CONFLICT, a duplicate key fails the
+// whole COPY (a conflict error).
 func (t *Tx) copyRows(ctx context.Context, table, cols string, n int, row func(i int) []any) error {
 	t.s.queries.Add(1)
 	st, err := t.tx.PrepareContext(ctx, `COPY `+table+` (`+cols+`) FROM STDIN`)

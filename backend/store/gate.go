@@ -29,10 +29,12 @@ type gate struct {
 	writes   chan struct{} // nil: writers need no turn (PostgreSQL)
 	timeout  atomic.Int64  // nanoseconds
 	timeouts atomic.Int64  // callers refused after waiting the whole timeout
+	// mapErr is the store's error mapping (a caller's cancelled context).
+	mapErr func(error) error
 }
 
-func newGate(size int, oneWriter bool) *gate {
-	g := &gate{slots: make(chan struct{}, size)}
+func newGate(size int, oneWriter bool, mapErr func(error) error) *gate {
+	g := &gate{slots: make(chan struct{}, size), mapErr: mapErr}
 	if oneWriter {
 		g.writes = make(chan struct{}, 1)
 	}
@@ -68,7 +70,7 @@ func (g *gate) enter(ctx context.Context, write bool) error {
 				Message: "the database is busy: no connection was free in time; retry shortly",
 				Err:     fmt.Errorf("store: waited %v for %s", timeout, what)}
 		case <-ctx.Done():
-			return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: ctx.Err()}
+			return g.mapErr(ctx.Err())
 		}
 	}
 	if write && g.writes != nil {

@@ -288,8 +288,8 @@ func (r clickRow) click() domain.Click {
 }
 
 // InsertClicks stores clicks: with COPY on PostgreSQL from copyMin clicks (a click already
-// stored is then a conflict error), else in prepared multi-row statements that skip clicks
-// already stored.
+// stored is then a conflict error), else in multi-row statements (insertRows) that skip
+// clicks already stored.
 func (t *Tx) InsertClicks(ctx context.Context, cs []domain.Click) error {
 	args := func(c domain.Click) []any {
 		return []any{c.ID, c.WorkspaceID, c.LinkID, c.At.UTC(), c.Referrer, c.ReferrerHost, c.Browser,

@@ -91,8 +91,8 @@ func (t *Tx) InsertMessages(ctx context.Context, ms []domain.Message) error {
 	return err
 }
 
-// InsertEvents appends events: with COPY on PostgreSQL from copyMin events, else in prepared
-// multi-row statements.
+// InsertEvents appends events: with COPY on PostgreSQL from copyMin events, else in
+// multi-row statements (insertRows).
 func (t *Tx) InsertEvents(ctx context.Context, es []domain.Event) error {
 	if len(es) == 0 {
 		return nil

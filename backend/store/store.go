@@ -101,7 +101,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 		s.db.SetMaxOpenConns(8)
 	}
-	s.gate = newGate(s.db.Stats().MaxOpenConnections, dialect == SQLite)
+	s.gate = newGate(s.db.Stats().MaxOpenConnections, dialect == SQLite, s.mapErr)
 	s.q = q{x: s.db, s: s, pooled: true}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()

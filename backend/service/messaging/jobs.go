@@ -20,12 +20,7 @@ const sendConcurrency = 4
 var sendSchedule = []time.Duration{time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute,
 	10 * time.Minute, 30 * time.Minute, time.Hour}
 
-func sendBackoff(n int) (time.Duration, bool) {
-	if n > len(sendSchedule) {
-		return 0, false
-	}
-	return sendSchedule[n-1], true
-}
+var sendBackoff = jobs.Schedule(sendSchedule...)
 
 // Workers are how many jobs of each kind this replica runs at once (0: none, an API-only
 // replica).

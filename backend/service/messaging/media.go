@@ -120,12 +120,7 @@ func (c *core) deleteMediaLater(ctx context.Context, tx *store.Tx, workspaceID, 
 // unreachable for hours).
 var mediaDeleteSchedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour}
 
-func mediaDeleteBackoff(n int) (time.Duration, bool) {
-	if n > len(mediaDeleteSchedule) {
-		return 0, false
-	}
-	return mediaDeleteSchedule[n-1], true
-}
+var mediaDeleteBackoff = jobs.Schedule(mediaDeleteSchedule...)
 
 // runMediaDelete deletes a deleted instance's files.
 func (c *core) runMediaDelete(ctx context.Context, j *jobs.Job) error {
