@@ -9,35 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/channels/channelstest"
 	"github.com/switchboard-dev/switchboard/backend/channels/telegram/telegramtest"
 )
-
-// recordingHost is the service's side of the driver, as far as these tests need it: it
-// keeps what the driver emits.
-type recordingHost struct {
-	mu     sync.Mutex
-	events []channels.Event
-}
-
-func (h *recordingHost) Emit(_ context.Context, _ time.Duration, evs ...channels.Event) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.events = append(h.events, evs...)
-	return nil
-}
-
-func (h *recordingHost) InstanceByAddress(context.Context, string, string, string) (string, bool, error) {
-	return "", false, nil
-}
-
-func (h *recordingHost) emitted() []channels.Event {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]channels.Event(nil), h.events...)
-}
 
 // webhook is the instance's callback endpoint, answering as the service does: 401 for a
 // bad secret, 400 for a malformed update, else the driver's response. It keeps the events.
@@ -58,78 +34,20 @@ func (wh *webhook) take() ([]channels.Event, []error) {
 type env struct {
 	d     *Driver
 	tg    *telegramtest.Server
-	host  *recordingHost
+	host  *channelstest.Host
 	in    channels.Instance
 	wh    *webhook
-	files *mediaHost
-}
-
-// mediaHost serves the files outbound messages name by media.url, and counts requests.
-type mediaHost struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	files map[string]hostedFile
-	hits  int
-}
-
-type hostedFile struct {
-	content []byte
-	ctype   string
-	status  int
-}
-
-func newMediaHost(t *testing.T) *mediaHost {
-	t.Helper()
-	h := &mediaHost{files: map[string]hostedFile{}}
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.mu.Lock()
-		f, ok := h.files[r.URL.Path]
-		h.hits++
-		h.mu.Unlock()
-		switch {
-		case !ok:
-			http.NotFound(w, r)
-		case f.status != 0:
-			http.Error(w, http.StatusText(f.status), f.status)
-		default:
-			w.Header().Set("Content-Type", f.ctype)
-			_, _ = w.Write(f.content)
-		}
-	}))
-	t.Cleanup(h.srv.Close)
-	return h
-}
-
-// add serves content at path and returns its URL.
-func (h *mediaHost) add(path string, content []byte, ctype string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.files[path] = hostedFile{content: content, ctype: ctype}
-	return h.srv.URL + path
-}
-
-// fail makes path answer status.
-func (h *mediaHost) fail(path string, status int) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.files[path] = hostedFile{status: status}
-	return h.srv.URL + path
-}
-
-func (h *mediaHost) requests() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.hits
+	files *channelstest.Files
 }
 
 const testSecret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I"
 
 func newEnv(t *testing.T, cfg telegramtest.Config) *env {
 	t.Helper()
-	e := &env{tg: telegramtest.New(t, cfg), host: &recordingHost{}, wh: &webhook{}, files: newMediaHost(t)}
+	e := &env{tg: telegramtest.New(t, cfg), host: &channelstest.Host{}, wh: &webhook{}, files: channelstest.NewFiles(t)}
 	// The media host is on 127.0.0.1, which the default (SSRF-guarded) media client
 	// refuses: these tests fetch with a plain one.
-	e.d = New(Options{ServerURL: e.tg.URL(), MediaClient: e.files.srv.Client()})
+	e.d = New(Options{ServerURL: e.tg.URL(), MediaClient: e.files.Client()})
 	e.d.Bind(e.host)
 	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

@@ -30,10 +30,10 @@ func TestSendEveryKind(t *testing.T) {
 		t.Errorf("provider id = %q, want %s:1 (chat:message)", first.ProviderMessageID, user)
 	}
 	cat := []byte("\xff\xd8\xff\xe0 a cat")
-	img := e.files.add("/cat.jpg", cat, "image/jpeg")
-	clip := e.files.add("/v.mp4", []byte("....ftypmp42 a clip"), "video/mp4")
-	song := e.files.add("/a.mp3", []byte("ID3 a song"), "audio/mpeg")
-	report := e.files.add("/files/r.pdf", []byte("%PDF-1.7 a report"), "application/pdf")
+	img := e.files.Add("/cat.jpg", cat, "image/jpeg")
+	clip := e.files.Add("/v.mp4", []byte("....ftypmp42 a clip"), "video/mp4")
+	song := e.files.Add("/a.mp3", []byte("ID3 a song"), "audio/mpeg")
+	report := e.files.Add("/files/r.pdf", []byte("%PDF-1.7 a report"), "application/pdf")
 	cases := []struct {
 		name   string
 		out    channels.Outbound
@@ -318,7 +318,7 @@ func TestSendErrors(t *testing.T) {
 			_, err := e.d.Send(context.Background(), e.in, text)
 			tc.check(t, err)
 			noToken(t, err, e.tg.Token())
-			evs := e.host.emitted()
+			evs := e.host.Events()
 			if !tc.statusEvent {
 				if len(evs) != 0 {
 					t.Errorf("emitted %+v", evs)
@@ -349,7 +349,7 @@ func TestRevokedTokenFailsEveryOperation(t *testing.T) {
 			t.Errorf("%s = %v, want unauthorized", name, err)
 		}
 	}
-	if n := len(e.host.emitted()); n != len(ops) {
+	if n := len(e.host.Events()); n != len(ops) {
 		t.Errorf("%d status events, want one per refused call", n)
 	}
 }

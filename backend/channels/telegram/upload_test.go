@@ -23,7 +23,7 @@ func photo(url string) channels.Outbound {
 func TestSendByURLUploadsTheFile(t *testing.T) {
 	e := connected(t)
 	content := bytes.Repeat([]byte("\xff\xd8\xff\xe0 jpeg "), 4096)
-	u := e.files.add("/media/cat.jpg", content, "image/jpeg")
+	u := e.files.Add("/media/cat.jpg", content, "image/jpeg")
 	if _, err := e.d.Send(context.Background(), e.in, photo(u+"?expires=1&signature=abc")); err != nil {
 		t.Fatal(err)
 	}
@@ -61,34 +61,34 @@ func TestSendByURLRefusals(t *testing.T) {
 			t.Errorf("%s: err = %#v, want a permanent %s", name, err, code)
 		}
 	}
-	big := e.files.add("/big.jpg", bytes.Repeat([]byte("x"), 1025), "image/jpeg")
+	big := e.files.Add("/big.jpg", bytes.Repeat([]byte("x"), 1025), "image/jpeg")
 	_, err := e.d.Send(ctx, e.in, photo(big))
 	refused("over the limit", err, channels.CodeMediaTooLarge)
 	if !errors.Is(err, channels.ErrMediaTooLarge) {
 		t.Errorf("over the limit: %v is not ErrMediaTooLarge", err)
 	}
-	_, err = e.d.Send(ctx, e.in, photo(e.files.fail("/gone.jpg", http.StatusNotFound)))
+	_, err = e.d.Send(ctx, e.in, photo(e.files.Fail("/gone.jpg", http.StatusNotFound)))
 	refused("404", err, channels.CodeMediaUnreachable)
-	_, err = e.d.Send(ctx, e.in, photo(e.files.fail("/broken.jpg", http.StatusInternalServerError)))
+	_, err = e.d.Send(ctx, e.in, photo(e.files.Fail("/broken.jpg", http.StatusInternalServerError)))
 	refused("500", err, channels.CodeMediaUnreachable)
 	if n := len(e.tg.CallsTo("sendPhoto")); n != 0 {
 		t.Errorf("Telegram was called %d times for files that could not be fetched", n)
 	}
-	if len(e.host.emitted()) != 0 {
-		t.Errorf("emitted %v", e.host.emitted())
+	if len(e.host.Events()) != 0 {
+		t.Errorf("emitted %v", e.host.Events())
 	}
 
 	// A file Telegram refuses as too large is not sent again.
 	e.d.maxMedia = 1 << 20
 	e.tg.FailNext("sendPhoto", http.StatusRequestEntityTooLarge, "Request Entity Too Large", 0)
-	_, err = e.d.Send(ctx, e.in, photo(e.files.add("/ok.jpg", []byte("jpeg"), "image/jpeg")))
+	_, err = e.d.Send(ctx, e.in, photo(e.files.Add("/ok.jpg", []byte("jpeg"), "image/jpeg")))
 	refused("413 from Telegram", err, channels.CodeMediaTooLarge)
 }
 
 func TestSendByURLNetworkErrorIsRetried(t *testing.T) {
 	e := connected(t)
-	u := e.files.add("/cat.jpg", []byte("jpeg"), "image/jpeg")
-	e.files.srv.Close()
+	u := e.files.Add("/cat.jpg", []byte("jpeg"), "image/jpeg")
+	e.files.Close()
 	_, err := e.d.Send(context.Background(), e.in, photo(u))
 	var se *channels.SendError
 	if err == nil || errors.As(err, &se) {
@@ -100,12 +100,12 @@ func TestSendByURLNetworkErrorIsRetried(t *testing.T) {
 func TestSendByURLThroughTheSSRFGuard(t *testing.T) {
 	e := connected(t)
 	d := New(Options{ServerURL: e.tg.URL()})
-	_, err := d.Send(context.Background(), e.in, photo(e.files.add("/cat.jpg", []byte("jpeg"), "image/jpeg")))
+	_, err := d.Send(context.Background(), e.in, photo(e.files.Add("/cat.jpg", []byte("jpeg"), "image/jpeg")))
 	var se *channels.SendError
 	if !errors.As(err, &se) || !se.Permanent || se.Code != channels.CodeMediaURLBlocked {
 		t.Fatalf("err = %#v, want a permanent media_url_blocked", err)
 	}
-	if e.files.requests() != 0 || len(e.tg.CallsTo("sendPhoto")) != 0 {
+	if e.files.Requests() != 0 || len(e.tg.CallsTo("sendPhoto")) != 0 {
 		t.Error("the private address was fetched, or Telegram called")
 	}
 }
@@ -118,7 +118,7 @@ func TestSendByFileIDFetchesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := e.lastCall(t, "sendPhoto")
-	if c.Params["photo"] != "AgACAgQAAxkBAAIB" || len(c.Files) != 0 || e.files.requests() != 0 {
-		t.Errorf("sendPhoto params %v, files %d, media requests %d", c.Params, len(c.Files), e.files.requests())
+	if c.Params["photo"] != "AgACAgQAAxkBAAIB" || len(c.Files) != 0 || e.files.Requests() != 0 {
+		t.Errorf("sendPhoto params %v, files %d, media requests %d", c.Params, len(c.Files), e.files.Requests())
 	}
 }

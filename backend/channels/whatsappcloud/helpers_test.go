@@ -10,9 +10,9 @@ import (
 	"reflect"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/channels/channelstest"
 	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud/wacloudtest"
 )
 
@@ -23,97 +23,14 @@ const (
 	customerAddress = "+16315551234"
 )
 
-// recordingHost is the service's side of Bind, keeping what the driver emits.
-type recordingHost struct {
-	mu     sync.Mutex
-	events []channels.Event
-}
-
-func (h *recordingHost) Emit(_ context.Context, _ time.Duration, events ...channels.Event) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.events = append(h.events, events...)
-	return nil
-}
-
-func (h *recordingHost) InstanceByAddress(context.Context, string, string, string) (string, bool, error) {
-	return "", false, nil
-}
-
-func (h *recordingHost) Events() []channels.Event {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]channels.Event(nil), h.events...)
-}
-
 type env struct {
 	t     *testing.T
 	ctx   context.Context
 	fake  *wacloudtest.Server
 	d     *Driver
-	host  *recordingHost
+	host  *channelstest.Host
 	in    channels.Instance
-	files *mediaHost
-}
-
-// mediaHost serves the files outbound messages name by media.url, and counts requests.
-type mediaHost struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	files map[string]hostedFile
-	hits  int
-}
-
-type hostedFile struct {
-	content []byte
-	ctype   string
-	status  int
-}
-
-func newMediaHost(t *testing.T) *mediaHost {
-	t.Helper()
-	h := &mediaHost{files: map[string]hostedFile{}}
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.mu.Lock()
-		f, ok := h.files[r.URL.Path]
-		h.hits++
-		h.mu.Unlock()
-		switch {
-		case !ok:
-			http.NotFound(w, r)
-		case f.status != 0:
-			http.Error(w, http.StatusText(f.status), f.status)
-		default:
-			if f.ctype != "" {
-				w.Header().Set("Content-Type", f.ctype)
-			}
-			_, _ = w.Write(f.content)
-		}
-	}))
-	t.Cleanup(h.srv.Close)
-	return h
-}
-
-// add serves content at path and returns its URL.
-func (h *mediaHost) add(path string, content []byte, ctype string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.files[path] = hostedFile{content: content, ctype: ctype}
-	return h.srv.URL + path
-}
-
-// fail makes path answer status.
-func (h *mediaHost) fail(path string, status int) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.files[path] = hostedFile{status: status}
-	return h.srv.URL + path
-}
-
-func (h *mediaHost) requests() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.hits
+	files *channelstest.Files
 }
 
 func newEnv(t *testing.T) *env {
@@ -121,13 +38,13 @@ func newEnv(t *testing.T) *env {
 	fake := wacloudtest.New(wacloudtest.Config{})
 	t.Cleanup(fake.Close)
 	d := New(Options{GraphURL: fake.URL, Client: fake.Client(), MediaClient: fake.Client()})
-	host := &recordingHost{}
+	host := &channelstest.Host{}
 	d.Bind(host)
 	in := channels.Instance{ID: "ins_1", WorkspaceID: "ws_1",
 		Config: map[string]any{ConfigPhoneNumberID: fake.PhoneNumberID},
 		Secrets: map[string]string{ConfigAccessToken: fake.AccessToken, ConfigAppSecret: testAppSecret,
 			ConfigVerifyToken: testVerifyToken}}
-	return &env{t: t, ctx: context.Background(), fake: fake, d: d, host: host, in: in, files: newMediaHost(t)}
+	return &env{t: t, ctx: context.Background(), fake: fake, d: d, host: host, in: in, files: channelstest.NewFiles(t)}
 }
 
 // callbackURL serves the driver's Receive over HTTP as the service does (401 for a bad

@@ -87,7 +87,7 @@ func TestSendProducesTheDocumentedRequest(t *testing.T) {
 			var content []byte
 			if md := tc.out.Content.Media; md != nil && md.URL != "" {
 				content = []byte("the file at " + md.URL)
-				u := e.files.add(strings.ReplaceAll(md.URL, "%20", " "), content, typeOf[path.Ext(md.URL)])
+				u := e.files.Add(strings.ReplaceAll(md.URL, "%20", " "), content, typeOf[path.Ext(md.URL)])
 				md.URL = strings.Replace(u, " ", "%20", 1)
 			}
 			sent, err := e.d.Send(e.ctx, e.in, tc.out)
@@ -104,8 +104,8 @@ func TestSendProducesTheDocumentedRequest(t *testing.T) {
 				if !ok || !bytes.Equal(got, content) {
 					t.Errorf("uploaded %q, want %q", got, content)
 				}
-			} else if n := len(e.fake.Calls()); n != 1 || e.files.requests() != 0 {
-				t.Errorf("%d Graph calls and %d fetches for a message without a url, want 1 and 0", n, e.files.requests())
+			} else if n := len(e.fake.Calls()); n != 1 || e.files.Requests() != 0 {
+				t.Errorf("%d Graph calls and %d fetches for a message without a url, want 1 and 0", n, e.files.Requests())
 			}
 			if !strings.HasPrefix(sent.ProviderMessageID, "wamid.") {
 				t.Fatalf("provider id = %q", sent.ProviderMessageID)

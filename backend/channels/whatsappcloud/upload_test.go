@@ -30,7 +30,7 @@ func wantPermanent(t *testing.T, err error, code string) {
 func TestSendByURLUploadsTheFile(t *testing.T) {
 	e := newEnv(t)
 	content := bytes.Repeat([]byte("\xff\xd8\xff\xe0 jpeg "), 4096)
-	u := e.files.add("/media/cat.jpg", content, "image/jpeg")
+	u := e.files.Add("/media/cat.jpg", content, "image/jpeg")
 	if _, err := e.d.Send(e.ctx, e.in, image(u+"?expires=1&signature=abc")); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestSendByURLUploadsTheFile(t *testing.T) {
 func TestUploadTypeFromTheMessage(t *testing.T) {
 	e := newEnv(t)
 	out := channels.Outbound{MessageID: "msg_1", ChatAddress: customerAddress, Type: domain.TypeAudio,
-		Content: domain.Content{Media: &domain.Media{URL: e.files.add("/stream", []byte("OggS voice"), "application/octet-stream"),
+		Content: domain.Content{Media: &domain.Media{URL: e.files.Add("/stream", []byte("OggS voice"), "application/octet-stream"),
 			MimeType: "audio/ogg"}}}
 	if _, err := e.d.Send(e.ctx, e.in, out); err != nil {
 		t.Fatal(err)
@@ -81,15 +81,15 @@ func TestUploadTypeFromTheMessage(t *testing.T) {
 func TestSendByURLRefusals(t *testing.T) {
 	e := newEnv(t)
 	e.d.opts.MaxMediaBytes = 1024
-	big := e.files.add("/big.jpg", bytes.Repeat([]byte("x"), 1025), "image/jpeg")
+	big := e.files.Add("/big.jpg", bytes.Repeat([]byte("x"), 1025), "image/jpeg")
 	_, err := e.d.Send(e.ctx, e.in, image(big))
 	wantPermanent(t, err, channels.CodeMediaTooLarge)
 	if !errors.Is(err, channels.ErrMediaTooLarge) {
 		t.Errorf("%v is not ErrMediaTooLarge", err)
 	}
-	_, err = e.d.Send(e.ctx, e.in, image(e.files.fail("/gone.jpg", http.StatusNotFound)))
+	_, err = e.d.Send(e.ctx, e.in, image(e.files.Fail("/gone.jpg", http.StatusNotFound)))
 	wantPermanent(t, err, channels.CodeMediaUnreachable)
-	_, err = e.d.Send(e.ctx, e.in, image(e.files.fail("/forbidden.jpg", http.StatusForbidden)))
+	_, err = e.d.Send(e.ctx, e.in, image(e.files.Fail("/forbidden.jpg", http.StatusForbidden)))
 	wantPermanent(t, err, channels.CodeMediaUnreachable)
 	if n := len(e.fake.Calls()); n != 0 {
 		t.Errorf("%d Graph calls for files that could not be fetched", n)
@@ -101,8 +101,8 @@ func TestSendByURLRefusals(t *testing.T) {
 
 func TestSendByURLNetworkErrorIsRetried(t *testing.T) {
 	e := newEnv(t)
-	u := e.files.add("/cat.jpg", []byte("jpeg"), "image/jpeg")
-	e.files.srv.Close()
+	u := e.files.Add("/cat.jpg", []byte("jpeg"), "image/jpeg")
+	e.files.Close()
 	_, err := e.d.Send(e.ctx, e.in, image(u))
 	var se *channels.SendError
 	if err == nil || errors.As(err, &se) {
@@ -114,9 +114,9 @@ func TestSendByURLNetworkErrorIsRetried(t *testing.T) {
 func TestSendByURLThroughTheSSRFGuard(t *testing.T) {
 	e := newEnv(t)
 	d := New(Options{GraphURL: e.fake.URL, Client: e.fake.Client()})
-	_, err := d.Send(e.ctx, e.in, image(e.files.add("/cat.jpg", []byte("jpeg"), "image/jpeg")))
+	_, err := d.Send(e.ctx, e.in, image(e.files.Add("/cat.jpg", []byte("jpeg"), "image/jpeg")))
 	wantPermanent(t, err, channels.CodeMediaURLBlocked)
-	if e.files.requests() != 0 || len(e.fake.Calls()) != 0 {
+	if e.files.Requests() != 0 || len(e.fake.Calls()) != 0 {
 		t.Error("the private address was fetched, or WhatsApp called")
 	}
 }
@@ -125,7 +125,7 @@ func TestUploadFailures(t *testing.T) {
 	t.Run("a refused token fails the instance", func(t *testing.T) {
 		e := newEnv(t)
 		e.fake.FailNext(wacloudtest.Failure{Code: 190, Message: "Error validating access token"})
-		_, err := e.d.Send(e.ctx, e.in, image(e.files.add("/a.jpg", []byte("jpeg"), "image/jpeg")))
+		_, err := e.d.Send(e.ctx, e.in, image(e.files.Add("/a.jpg", []byte("jpeg"), "image/jpeg")))
 		wantPermanent(t, err, "unauthorized")
 		if evs := e.host.Events(); len(evs) != 1 || evs[0].Status.Status != domain.InstanceFailed {
 			t.Errorf("events = %+v", evs)
@@ -134,7 +134,7 @@ func TestUploadFailures(t *testing.T) {
 	t.Run("a 5xx is retried and sends nothing", func(t *testing.T) {
 		e := newEnv(t)
 		e.fake.FailNext(wacloudtest.Failure{Status: 500, Code: 131000, Message: "Something went wrong"})
-		_, err := e.d.Send(e.ctx, e.in, image(e.files.add("/a.jpg", []byte("jpeg"), "image/jpeg")))
+		_, err := e.d.Send(e.ctx, e.in, image(e.files.Add("/a.jpg", []byte("jpeg"), "image/jpeg")))
 		var se *channels.SendError
 		if err == nil || errors.As(err, &se) {
 			t.Fatalf("err = %#v, want a plain (retried) error", err)
@@ -152,8 +152,8 @@ func TestSendByMediaIDFetchesNothing(t *testing.T) {
 	if _, err := e.d.Send(e.ctx, e.in, out); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.fake.Calls()); n != 1 || e.files.requests() != 0 {
-		t.Errorf("%d Graph calls, %d fetches; want only the message", n, e.files.requests())
+	if n := len(e.fake.Calls()); n != 1 || e.files.Requests() != 0 {
+		t.Errorf("%d Graph calls, %d fetches; want only the message", n, e.files.Requests())
 	}
 	jsonEqual(t, e.fake.LastCall().Body, `{`+head+`,"type":"image","image":{"id":"1013859600285441","caption":"Look"}}`)
 }
