@@ -154,11 +154,11 @@ func (a *Automation) runAction(ctx context.Context, j *jobs.Job) error {
 		return err
 	}
 	start := time.Now()
-	// A create_link run commits its link together with its own record: one commit instead of
-	// two, and a run retried after a crash never makes the link twice. A send (through the
-	// messaging group commit) and a forward (an HTTP call, which must not hold a transaction
-	// open) are done first and recorded after.
-	if p.Action.Type == domain.ActionCreateLink {
+	// A create_link or send_message run commits what it writes (the link; the message with
+	// its send job) together with its own record: one commit instead of two, and a run
+	// retried after a crash never makes the link or the message twice. A forward (an HTTP
+	// call, which must not hold a transaction open) is done first and recorded after.
+	if p.Action.Type != domain.ActionForward {
 		var failed error
 		var failedInput json.RawMessage
 		err := a.st.Tx(ctx, func(tx *store.Tx) error {
@@ -179,7 +179,7 @@ func (a *Automation) runAction(ctx context.Context, j *jobs.Job) error {
 	return a.finishRun(ctx, run, j, start, input, output, err)
 }
 
-// errUndo rolls back a create_link run's transaction when its action failed.
+// errUndo rolls back a run's transaction when its action failed.
 var errUndo = errors.New("action failed: undo its writes")
 
 // finishRun records a run's outcome in a transaction of its own. It returns err when the
@@ -233,8 +233,8 @@ func (a *Automation) recordRun(ctx context.Context, tx *store.Tx, run *domain.Ru
 }
 
 // do renders and performs an endpoint's action for a call; it returns the rendered input
-// and the output. A create_link writes in tx (the run's transaction); the other actions
-// get a nil tx.
+// and the output. A create_link or send_message writes in tx (the run's transaction); a
+// forward gets a nil tx.
 func (a *Automation) do(ctx context.Context, tx *store.Tx, p domain.Publisher, call domain.Published) (json.RawMessage, json.RawMessage, error) {
 	payload, err := decodeAny(call.Payload)
 	if err != nil {
@@ -268,7 +268,7 @@ func (a *Automation) do(ctx context.Context, tx *store.Tx, p domain.Publisher, c
 			send.Media = &domain.Media{URL: in["media_url"], Caption: in["text"]}
 			send.Text = ""
 		}
-		m, err := a.msg.Messages.Send(ctx, actor, act.InstanceID, send)
+		m, err := a.msg.Messages.SendIn(ctx, tx, actor, act.InstanceID, send)
 		if err != nil {
 			return input, nil, actionError(err)
 		}

@@ -34,18 +34,9 @@ type SendInput struct {
 // Send stores a message as queued and queues its send: 202 with the message; its status
 // then moves on as events. Nothing is stored for a refused request.
 func (s *Messages) Send(ctx context.Context, a service.Actor, instanceID string, in SendInput) (domain.Message, error) {
-	if _, err := service.RequireWorkspace(a, domain.ScopeMessagesSend); err != nil {
-		return domain.Message{}, err
-	}
-	typ, content, err := checkContent(in.ContentInput)
+	typ, content, err := checkSend(a, in)
 	if err != nil {
 		return domain.Message{}, err
-	}
-	if err := checkAddressInput("to", in.To); err != nil {
-		return domain.Message{}, err
-	}
-	if in.ReplyTo != "" && !domain.HasPrefix(in.ReplyTo, domain.PrefixMessage) {
-		return domain.Message{}, domain.Invalid("reply_to", "reply_to must be the id of a message of this chat")
 	}
 	if batchable(in, content) {
 		wsID, err := service.RequireWorkspace(a, domain.ScopeMessagesSend)
@@ -60,76 +51,118 @@ func (s *Messages) Send(ctx context.Context, a service.Actor, instanceID string,
 	return s.sendOne(ctx, a, instanceID, in, typ, content)
 }
 
-// sendOne stores one send in a transaction of its own (checked content and address).
+// sendOne stores one checked send in a transaction of its own.
 func (s *Messages) sendOne(ctx context.Context, a service.Actor, instanceID string, in SendInput, typ string, content domain.Content) (domain.Message, error) {
 	var out domain.Message
 	err := s.c.s.Mutate(ctx, a, domain.ScopeMessagesSend, func(c service.Change) error {
-		// The instance and, when the address is a group's, the group: one query on the
-		// hot path.
-		if !domain.HasPrefix(instanceID, domain.PrefixInstance) {
-			return domain.NotFound("instance")
-		}
-		inst, group, err := c.Tx.InstanceWithGroup(ctx, c.WorkspaceID, instanceID, in.To)
-		if err != nil {
-			return err
-		}
-		d, err := s.c.driver(inst)
-		if err != nil {
-			return err
-		}
-		caps := d.Capabilities()
-		if !caps.Supports(typ) {
-			return unsupported(typ + " messages")
-		}
-		if in.ReplyTo != "" && !caps.Reply {
-			return unsupported("replies")
-		}
-		var target chatTarget
-		switch {
-		case domain.HasPrefix(in.To, domain.PrefixGroup):
-			target, err = s.c.resolveChat(ctx, c.Tx, d, inst, "to", in.To)
-		case group != nil:
-			target, err = groupTarget(*group)
-		default:
-			target, err = contactTarget(d, "to", in.To)
-		}
-		if err != nil {
-			return err
-		}
-		if inst.Status != domain.InstanceConnected {
-			return errNotConnected
-		}
-		if in.ReplyTo != "" {
-			if err := sameChat(ctx, c.Tx, inst, in.ReplyTo, target.address, "reply_to"); err != nil {
-				return err
-			}
-		}
-		if content.Reaction != nil {
-			if err := sameChat(ctx, c.Tx, inst, content.Reaction.MessageID, target.address, "reaction.message_id"); err != nil {
-				return err
-			}
-		}
-		id := domain.NewID(domain.PrefixMessage)
-		chat, err := c.Tx.ChatWithMessage(ctx, target.chat(inst, c.Now), id, c.Now)
-		if err != nil {
-			return err
-		}
-		m := domain.Message{ID: id, WorkspaceID: inst.WorkspaceID, InstanceID: inst.ID, ChatID: chat.ID, Direction: domain.Outbound, ChatAddress: target.address, Sender: inst.Address, Type: typ,
-			Content: content, Status: domain.MessageQueued, CreatedAt: c.Now, UpdatedAt: c.Now}
-		if in.ReplyTo != "" {
-			r := in.ReplyTo
-			m.ReplyTo = &r
-		}
-		if _, err := c.Tx.InsertMessage(ctx, m); err != nil {
-			return err
-		}
-		if err := s.c.record(ctx, c.Tx, inst, domain.EventMessageQueued, m.Object(inst.Address)); err != nil {
-			return err
-		}
-		out = m
-		return jobs.Enqueue(ctx, c.Tx, c.Now, sendJob(m, chat.ID, inst.MessagesPerSecond))
+		var err error
+		out, err = s.sendIn(ctx, c, instanceID, in, typ, content)
+		return err
 	})
 	return out, err
+}
+
+// SendIn is Send in the caller's transaction (an automation run's send_message, which
+// commits the message and its send job with the run's record, so a run retried after a
+// crash never sends twice).
+func (s *Messages) SendIn(ctx context.Context, tx *store.Tx, a service.Actor, instanceID string, in SendInput) (domain.Message, error) {
+	typ, content, err := checkSend(a, in)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	var out domain.Message
+	err = s.c.s.MutateIn(tx, a, domain.ScopeMessagesSend, func(c service.Change) error {
+		out, err = s.sendIn(ctx, c, instanceID, in, typ, content)
+		return err
+	})
+	return out, err
+}
+
+// checkSend checks what a send can be checked for without the database: the key's scope,
+// the content, the address and the form of reply_to.
+func checkSend(a service.Actor, in SendInput) (string, domain.Content, error) {
+	if _, err := service.RequireWorkspace(a, domain.ScopeMessagesSend); err != nil {
+		return "", domain.Content{}, err
+	}
+	typ, content, err := checkContent(in.ContentInput)
+	if err != nil {
+		return "", domain.Content{}, err
+	}
+	if err := checkAddressInput("to", in.To); err != nil {
+		return "", domain.Content{}, err
+	}
+	if in.ReplyTo != "" && !domain.HasPrefix(in.ReplyTo, domain.PrefixMessage) {
+		return "", domain.Content{}, domain.Invalid("reply_to", "reply_to must be the id of a message of this chat")
+	}
+	return typ, content, nil
+}
+
+// sendIn stores one checked send in c's transaction: the message, its message.queued event
+// and its send job.
+func (s *Messages) sendIn(ctx context.Context, c service.Change, instanceID string, in SendInput, typ string, content domain.Content) (domain.Message, error) {
+	// The instance and, when the address is a group's, the group: one query on the
+	// hot path.
+	if !domain.HasPrefix(instanceID, domain.PrefixInstance) {
+		return domain.Message{}, domain.NotFound("instance")
+	}
+	inst, group, err := c.Tx.InstanceWithGroup(ctx, c.WorkspaceID, instanceID, in.To)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	d, err := s.c.driver(inst)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	caps := d.Capabilities()
+	if !caps.Supports(typ) {
+		return domain.Message{}, unsupported(typ + " messages")
+	}
+	if in.ReplyTo != "" && !caps.Reply {
+		return domain.Message{}, unsupported("replies")
+	}
+	var target chatTarget
+	switch {
+	case domain.HasPrefix(in.To, domain.PrefixGroup):
+		target, err = s.c.resolveChat(ctx, c.Tx, d, inst, "to", in.To)
+	case group != nil:
+		target, err = groupTarget(*group)
+	default:
+		target, err = contactTarget(d, "to", in.To)
+	}
+	if err != nil {
+		return domain.Message{}, err
+	}
+	if inst.Status != domain.InstanceConnected {
+		return domain.Message{}, errNotConnected
+	}
+	if in.ReplyTo != "" {
+		if err := sameChat(ctx, c.Tx, inst, in.ReplyTo, target.address, "reply_to"); err != nil {
+			return domain.Message{}, err
+		}
+	}
+	if content.Reaction != nil {
+		if err := sameChat(ctx, c.Tx, inst, content.Reaction.MessageID, target.address, "reaction.message_id"); err != nil {
+			return domain.Message{}, err
+		}
+	}
+	id := domain.NewID(domain.PrefixMessage)
+	chat, err := c.Tx.ChatWithMessage(ctx, target.chat(inst, c.Now), id, c.Now)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	m := domain.Message{ID: id, WorkspaceID: inst.WorkspaceID, InstanceID: inst.ID, ChatID: chat.ID, Direction: domain.Outbound, ChatAddress: target.address, Sender: inst.Address, Type: typ,
+		Content: content, Status: domain.MessageQueued, CreatedAt: c.Now, UpdatedAt: c.Now}
+	if in.ReplyTo != "" {
+		r := in.ReplyTo
+		m.ReplyTo = &r
+	}
+	if _, err := c.Tx.InsertMessage(ctx, m); err != nil {
+		return domain.Message{}, err
+	}
+	if err := s.c.record(ctx, c.Tx, inst, domain.EventMessageQueued, m.Object(inst.Address)); err != nil {
+		return domain.Message{}, err
+	}
+	return m, jobs.Enqueue(ctx, c.Tx, c.Now, sendJob(m, chat.ID, inst.MessagesPerSecond))
 }
 
 // sendJob is the job that hands a message to its channel: at most sendConcurrency of an
