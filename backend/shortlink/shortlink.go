@@ -6,7 +6,9 @@ package shortlink
 import (
 	"html/template"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/backend/httpx"
@@ -18,6 +20,7 @@ const maxForm = 4 << 10
 
 // Handler serves visits of the slug that follows prefix in the path ("/l/" or "/").
 func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
+	guard := newPasswordGuard()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		slug, ok := strings.CutPrefix(r.URL.Path, prefix)
 		h := w.Header()
@@ -40,6 +43,13 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 				return
 			}
 			v.Password = r.PostForm.Get("password")
+			release, retry, ok := guard.enter(r.Context(), slug, v.IP)
+			if !ok {
+				h.Set("Retry-After", strconv.Itoa(int(math.Ceil(retry.Seconds()))))
+				page(w, http.StatusTooManyRequests, tooMany, nil)
+				return
+			}
+			defer release()
 		default:
 			h.Set("Allow", "GET, HEAD, POST")
 			page(w, http.StatusMethodNotAllowed, notAllowed, nil)
@@ -48,6 +58,7 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 		out, err := l.Visit(r.Context(), v)
 		if err != nil {
 			log.Error("short link visit", "slug", slug, "err", err, "request_id", httpx.RequestIDFrom(r.Context()))
+			h.Set("Retry-After", "1")
 			page(w, http.StatusServiceUnavailable, unavailable, nil)
 			return
 		}
@@ -81,6 +92,7 @@ var (
 	badForm     = mustPage(`{{define "title"}}Bad request{{end}}{{define "body"}}<h1>Bad request</h1><p>The form could not be read.</p>{{end}}`)
 	notAllowed  = mustPage(`{{define "title"}}Not allowed{{end}}{{define "body"}}<h1>Method not allowed</h1>{{end}}`)
 	unavailable = mustPage(`{{define "title"}}Try again{{end}}{{define "body"}}<h1>Something went wrong</h1><p>Please try again in a moment.</p>{{end}}`)
+	tooMany     = mustPage(`{{define "title"}}Too many tries{{end}}{{define "body"}}<h1>Too many tries</h1><p>Wait a little, then try the password again.</p>{{end}}`)
 	password    = mustPage(`{{define "title"}}Password required{{end}}{{define "body"}}<h1>{{if .Title}}{{.Title}}{{else}}This link is protected{{end}}</h1>` +
 		`<form method="post"><p><label for="password">Enter the password to continue</label></p>` +
 		`<p><input id="password" name="password" type="password" autocomplete="current-password" required autofocus> <button type="submit">Continue</button></p>` +
@@ -94,7 +106,9 @@ func mustPage(body string) *template.Template {
 func page(w http.ResponseWriter, status int, t *template.Template, data any) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	// No form-action: browsers apply it to the redirect that answers the password form too,
+	// and the link's target is another origin. The page's only form posts to itself.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	w.WriteHeader(status)
 	_ = t.Execute(w, data)
 }

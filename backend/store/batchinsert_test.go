@@ -88,3 +88,16 @@ func TestBatchInsertsKeepEveryValue(t *testing.T) {
 		}
 	})
 }
+
+// An empty batch writes nothing and is no error (on PostgreSQL it used to be an INSERT with
+// an empty VALUES list, a syntax error the click writer retried for ever).
+func TestEmptyBatchInsertsNothing(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		mustTx(t, s, func(tx *store.Tx) error {
+			if err := tx.InsertClicks(context.Background(), nil); err != nil {
+				return err
+			}
+			return tx.InsertEvents(context.Background(), []domain.Event{})
+		})
+	})
+}

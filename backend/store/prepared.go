@@ -49,6 +49,9 @@ var chunkSizes = []int{200, 50, 10, 1}
 // "INSERT INTO table (cols) VALUES (…), (…) suffix": on SQLite in prepared statements of
 // chunkSizes rows, on PostgreSQL in one statement (n stays below copyMin there).
 func (t *Tx) insertRows(ctx context.Context, table, cols string, ncols int, suffix string, n int, row func(i int) []any) error {
+	if n == 0 {
+		return nil // no rows is no statement (a VALUES list cannot be empty)
+	}
 	if t.s.dialect == Postgres {
 		// Each statement is a round trip here, and batches this small (larger ones go by
 		// COPY) are one statement: 31 rows as four prepared chunks made /hooks slower.

@@ -1,0 +1,59 @@
+package shortlink_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
+	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
+	"github.com/switchboard-dev/switchboard/backend/shortlink"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// Password guesses are limited per visitor and link: five at once, then 429 with
+// Retry-After, while another visitor still gets to try; the page's policy lets the right
+// password's redirect leave for the target's origin.
+func TestPasswordTriesAreLimited(t *testing.T) {
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	owner := servicetest.NewOwner(t, svc)
+	l := links.New(svc, links.Config{ShortBase: "http://sb.test/l"})
+	t.Cleanup(l.Close)
+	target, slug, pw := "https://example.com/secret", "locked", "open sesame"
+	if _, err := l.Create(context.Background(), owner.Actor, links.Input{URL: &target, Slug: &slug, Password: &pw}); err != nil {
+		t.Fatal(err)
+	}
+	h := shortlink.Handler(l, "/l/", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	try := func(ip, password string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, "/l/locked", strings.NewReader(url.Values{"password": {password}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("User-Agent", chrome)
+		r.RemoteAddr = ip + ":40000"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	for i := range 5 {
+		if w := try("203.0.113.7", "guess"); w.Code != http.StatusUnauthorized {
+			t.Fatalf("guess %d: %d, want 401", i+1, w.Code)
+		}
+	}
+	w := try("203.0.113.7", pw)
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "Too many tries") {
+		t.Fatalf("sixth try: %d Retry-After %q, want 429 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	}
+	w = try("198.51.100.9", pw)
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != target {
+		t.Fatalf("another visitor with the password: %d %q, want 303 to the target", w.Code, w.Header().Get("Location"))
+	}
+	page := try("198.51.100.10", "guess")
+	if csp := page.Header().Get("Content-Security-Policy"); strings.Contains(csp, "form-action") || !strings.Contains(csp, "default-src 'none'") {
+		t.Fatalf("password page policy %q: form-action would block the redirect to the target", csp)
+	}
+}
