@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}()
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("DATABASE_URL (--database-url): %w", err)
 	}
 	if cfg.DBAcquireTimeout > 0 {
 		st.SetAcquireTimeout(cfg.DBAcquireTimeout)

@@ -214,9 +214,18 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	for env, d := range map[string]*time.Duration{"SWITCHBOARD_RETENTION_EVENTS": &c.Retention.Events,
 		"SWITCHBOARD_RETENTION_DELIVERIES": &c.Retention.Deliveries, "SWITCHBOARD_RETENTION_CLICKS": &c.Retention.Clicks,
 		"SWITCHBOARD_RETENTION_AUTOMATION": &c.Retention.Automation, "SWITCHBOARD_RETENTION_FAILED_JOBS": &c.Retention.FailedJobs,
-		"SWITCHBOARD_RETENTION_IDEMPOTENCY": &c.Retention.Idempotency, "SWITCHBOARD_RETENTION_INTERVAL": &c.Retention.Interval} {
+		"SWITCHBOARD_RETENTION_IDEMPOTENCY": &c.Retention.Idempotency} {
 		parse(env, "a duration such as 720h (0 keeps forever)", func(v string) (e error) { *d, e = time.ParseDuration(v); return })
 	}
+	// The interval has no "0 = off": pruning always runs. A set value must be a real interval.
+	parse("SWITCHBOARD_RETENTION_INTERVAL", "a duration between 1m and 24h", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err == nil && d <= 0 {
+			return errors.New("not positive")
+		}
+		c.Retention.Interval = d
+		return err
+	})
 	parse("SWITCHBOARD_MEDIA_UPLOAD_MAX_BYTES", "a whole number of bytes", func(v string) (e error) { c.MediaUploadMaxBytes, e = strconv.ParseInt(v, 10, 64); return })
 	parse("SWITCHBOARD_MEDIA_URL_TTL", "a duration such as 15m or 1h", func(v string) (e error) { c.MediaURLTTL, e = time.ParseDuration(v); return })
 	for _, t := range strings.Split(get("SWITCHBOARD_MEDIA_TYPES"), ",") {
@@ -233,6 +242,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	return c, c.Validate()
 }
+
+// retentionEnv names the variable of each retention.Config field.
+var retentionEnv = map[string]string{"Events": "SWITCHBOARD_RETENTION_EVENTS", "Deliveries": "SWITCHBOARD_RETENTION_DELIVERIES",
+	"Clicks": "SWITCHBOARD_RETENTION_CLICKS", "Automation": "SWITCHBOARD_RETENTION_AUTOMATION",
+	"FailedJobs": "SWITCHBOARD_RETENTION_FAILED_JOBS", "Idempotency": "SWITCHBOARD_RETENTION_IDEMPOTENCY",
+	"Interval": "SWITCHBOARD_RETENTION_INTERVAL"}
 
 // Validate refuses values that mean nothing (a negative rate limit, a zero body limit, …),
 // naming the variable (and flag) of each. FromEnv calls it; call it again after changing
@@ -281,8 +296,8 @@ func (c Config) Validate() error {
 	if c.MediaMaxBytes < 0 {
 		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaMaxBytes)
 	}
-	if err := c.Retention.Validate(); err != nil {
-		bad("SWITCHBOARD_RETENTION_*", "%v", err)
+	for _, p := range c.Retention.Problems() {
+		bad(retentionEnv[p.Field], "%s", p.Msg)
 	}
 	if c.MediaUploadMaxBytes < 0 {
 		bad("SWITCHBOARD_MEDIA_UPLOAD_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaUploadMaxBytes)

@@ -136,6 +136,13 @@ func TestFromEnvEdgeValues(t *testing.T) {
 		{"SWITCHBOARD_SECRETS_KEY", "short", "at least 16"},
 		{"SWITCHBOARD_LOG_LEVEL", "verbose", "debug, info, warn or error"},
 		{"SWITCHBOARD_LOG_FORMAT", "xml", "json or text"},
+		{"SWITCHBOARD_RETENTION_CLICKS", "24h", "under 2 days"},
+		{"SWITCHBOARD_RETENTION_EVENTS", "-1h", "negative"},
+		{"SWITCHBOARD_RETENTION_IDEMPOTENCY", "1h", "replay window"},
+		{"SWITCHBOARD_RETENTION_INTERVAL", "0", "between 1m and 24h"},
+		{"SWITCHBOARD_RETENTION_INTERVAL", "-5m", "between 1m and 24h"},
+		{"SWITCHBOARD_RETENTION_INTERVAL", "1ms", "between 1m and 24h"},
+		{"SWITCHBOARD_RETENTION_INTERVAL", "48h", "between 1m and 24h"},
 	}
 	for _, r := range refused {
 		_, err := from(map[string]string{r.env: r.value})

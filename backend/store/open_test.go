@@ -54,8 +54,39 @@ func TestOpenSQLiteForms(t *testing.T) {
 			t.Errorf("%q: dialect %s", raw, s.Dialect())
 		}
 		s.Close()
-		if _, err := os.Stat(filepath.Join(dir, file)); err != nil {
+		st, err := os.Stat(filepath.Join(dir, file))
+		if err != nil {
 			t.Errorf("%q did not create %s: %v", raw, file, err)
+			continue
+		}
+		// Password and key hashes live there: the file is the owner's alone, and so is a
+		// directory created for it.
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", file, st.Mode().Perm())
+		}
+		if d := filepath.Dir(file); d != "." {
+			if ds, err := os.Stat(filepath.Join(dir, d)); err != nil {
+				t.Error(err)
+			} else if ds.Mode().Perm() != 0o700 {
+				t.Errorf("directory %s has mode %v, want 0700", d, ds.Mode().Perm())
+			}
+		}
+	}
+}
+
+// A PostgreSQL URL that does not parse, or names a server that refuses, is reported without
+// its password (net/url and the driver quote the URL whole).
+func TestOpenErrorsHideThePassword(t *testing.T) {
+	for _, raw := range []string{"postgres://admin:Hunter2Secret@[bad", "postgres://admin:Hunter2Secret%@127.0.0.1:5432/db",
+		"postgresql://admin:Hunter2Secret@127.0.0.1:1/db?sslmode=disable"} {
+		s, err := store.Open(t.Context(), raw)
+		if err == nil {
+			s.Close()
+			t.Errorf("%q was accepted", raw)
+			continue
+		}
+		if strings.Contains(err.Error(), "Hunter2Secret") {
+			t.Errorf("%q: the error shows the password: %v", raw, err)
 		}
 	}
 }

@@ -71,6 +71,41 @@ type Store struct {
 // typo such as postgress:// must not start on an SQLite file named after it). It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
+	s, err := open(ctx, rawURL)
+	if err != nil {
+		return nil, redactPassword(err, rawURL)
+	}
+	return s, nil
+}
+
+// redactPassword keeps the URL's password out of an error about it (a URL that does not
+// parse is quoted whole by the errors of net/url and the driver).
+func redactPassword(err error, rawURL string) error {
+	rest, ok := strings.CutPrefix(rawURL, "postgres://")
+	if !ok {
+		rest, ok = strings.CutPrefix(rawURL, "postgresql://")
+	}
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndex(rest, "@")
+	_, password, hasPassword := strings.Cut(rest[:max(at, 0)], ":")
+	if !ok || at < 0 || !hasPassword || password == "" || !strings.Contains(err.Error(), password) {
+		return err
+	}
+	return redacted{msg: strings.ReplaceAll(err.Error(), password, "xxxxx"), err: err}
+}
+
+// redacted is an error whose text leaves out a secret; errors.Is and As still see the cause.
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }
+
+func open(ctx context.Context, rawURL string) (*Store, error) {
 	s := &Store{url: rawURL}
 	dialect, path, err := parseURL(rawURL)
 	if err != nil {
@@ -86,10 +121,17 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		s.db.SetMaxOpenConns(20)
 		s.db.SetMaxIdleConns(10)
 	default:
+		// The database holds password and key hashes and sealed secrets: its directory and
+		// file are the owner's alone (SQLite gives its -wal and -shm files the file's mode).
 		if dir := filepath.Dir(path); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, fmt.Errorf("store: create %s: %w", dir, err)
 			}
+		}
+		if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			f.Close()
+		} else if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("store: create %s: %w", path, err)
 		}
 		// WAL lets readers run beside the one writer; immediate transactions queue writers
 		// on busy_timeout instead of failing on lock upgrade.

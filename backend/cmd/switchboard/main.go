@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -182,7 +183,7 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer cancel()
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return err
+		return fmt.Errorf("DATABASE_URL (--database-url): %w", err)
 	}
 	defer st.Close()
 	if err := st.Migrate(ctx); err != nil {
@@ -288,7 +289,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // healthcheck asks the local server's /readyz and succeeds on 200. The image has no shell or
 // curl, so Docker's HEALTHCHECK runs this. The address comes from SWITCHBOARD_ADDR (a
-// wildcard host is reached on 127.0.0.1), or --url.
+// wildcard host is reached on 127.0.0.1), or --url (a URL without a path gets /readyz).
 func healthcheck(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -309,6 +310,12 @@ func healthcheck(ctx context.Context, args []string, stdout io.Writer) error {
 			addr = app.DefaultAddr
 		}
 		*target = strings.Replace(app.BaseURLFor(addr), "//localhost:", "//127.0.0.1:", 1) + "/readyz"
+	}
+	// A server's address (no path) means its /readyz: the console's page would answer 200
+	// whatever the database does.
+	if u, err := url.Parse(*target); err == nil && (u.Path == "" || u.Path == "/") {
+		u.Path = "/readyz"
+		*target = u.String()
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -269,6 +269,12 @@ func TestHealthcheck(t *testing.T) {
 	if code := cli(t.Context(), []string{"healthcheck", "--url", srv.URL + "/readyz"}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "503") {
 		t.Fatalf("not ready: exit %d %s", code, stderr.String())
 	}
+	// The server's address alone asks its /readyz, not the console's page.
+	for _, u := range []string{srv.URL, srv.URL + "/"} {
+		if code := cli(t.Context(), []string{"healthcheck", "--url", u}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "503") {
+			t.Fatalf("not ready, --url %s: exit %d %s", u, code, stderr.String())
+		}
+	}
 	status = http.StatusOK
 	if code := cli(t.Context(), []string{"healthcheck", "--url", srv.URL + "/readyz"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("ready: exit %d %s", code, stderr.String())

@@ -105,21 +105,43 @@ func Defaults() Config {
 		FailedJobs: DefaultFailedJobs, Idempotency: DefaultIdempotency, Workers: 1}
 }
 
-// Validate refuses negative retentions and an idempotency retention shorter than the replay
-// window (a retried POST would run twice).
-func (c Config) Validate() error {
-	var errs []error
-	for name, d := range map[string]time.Duration{"events": c.Events, "deliveries": c.Deliveries, "clicks": c.Clicks,
-		"automation": c.Automation, "failed jobs": c.FailedJobs, "idempotency": c.Idempotency} {
-		if d < 0 {
-			errs = append(errs, fmt.Errorf("retention of %s is negative (0 keeps them forever)", name))
+// Problem is one setting Validate refuses: Field is the Config field's name.
+type Problem struct {
+	Field string
+	Msg   string
+}
+
+// Problems lists what Validate refuses: negative retentions, an idempotency retention
+// shorter than the replay window (a retried POST would run twice), raw clicks kept less than
+// two days, and an interval outside 1m–24h (0 is the default).
+func (c Config) Problems() []Problem {
+	var out []Problem
+	for _, f := range []struct {
+		name, what string
+		d          time.Duration
+	}{{"Events", "events", c.Events}, {"Deliveries", "deliveries", c.Deliveries}, {"Clicks", "clicks", c.Clicks},
+		{"Automation", "automation history", c.Automation}, {"FailedJobs", "failed jobs", c.FailedJobs}, {"Idempotency", "idempotency records", c.Idempotency}} {
+		if f.d < 0 {
+			out = append(out, Problem{f.name, fmt.Sprintf("retention of %s is negative (0 keeps them forever)", f.what)})
 		}
 	}
 	if c.Idempotency > 0 && c.Idempotency < service.IdempotencyWindow {
-		errs = append(errs, fmt.Errorf("retention of idempotency records is under the %s replay window", service.IdempotencyWindow))
+		out = append(out, Problem{"Idempotency", fmt.Sprintf("retention of idempotency records is under the %s replay window", service.IdempotencyWindow)})
 	}
 	if c.Clicks > 0 && c.Clicks < 48*time.Hour {
-		errs = append(errs, errors.New("retention of raw clicks is under 2 days (clicks are rolled up by whole UTC days)"))
+		out = append(out, Problem{"Clicks", "retention of raw clicks is under 2 days (clicks are rolled up by whole UTC days)"})
+	}
+	if c.Interval != 0 && (c.Interval < time.Minute || c.Interval > 24*time.Hour) {
+		out = append(out, Problem{"Interval", "the pruning interval must be between 1m and 24h"})
+	}
+	return out
+}
+
+// Validate is Problems as one error (nil when there are none).
+func (c Config) Validate() error {
+	var errs []error
+	for _, p := range c.Problems() {
+		errs = append(errs, errors.New(p.Msg))
 	}
 	return errors.Join(errs...)
 }
