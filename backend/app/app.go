@@ -78,6 +78,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if cfg.DBAcquireTimeout > 0 {
 		st.SetAcquireTimeout(cfg.DBAcquireTimeout)
 	}
+	if cfg.DBMaxConns > 0 {
+		st.SetPoolSize(cfg.DBMaxConns)
+	}
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
 		return nil, err

@@ -66,6 +66,9 @@ type Config struct {
 	// DBAcquireTimeout is how long a request waits for a free database connection before it
 	// is answered 503 unavailable (0: store.DefaultAcquireTimeout).
 	DBAcquireTimeout time.Duration
+	// DBMaxConns is the PostgreSQL connection pool's size per replica (the listener takes one
+	// more); SQLite's pool is fixed.
+	DBMaxConns int
 	// WebhookWorkers is how many deliveries this replica makes at once; 0 means this replica
 	// delivers no webhooks (an API-only replica), other replicas do.
 	WebhookWorkers int
@@ -131,6 +134,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_MESSAGE_WORKERS", "", strconv.Itoa(messaging.DefaultWorkers.Send), "message sends this replica makes at once; 0 = this replica sends no messages and applies no channel events (API-only)"},
 	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
+	{"SWITCHBOARD_DB_MAX_CONNS", "", strconv.Itoa(store.DefaultPoolSize), "PostgreSQL connections per replica (2 to 500; each replica also holds one for notifications)"},
 	{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "", store.DefaultAcquireTimeout.String(), "how long a request waits for a free database connection before it is answered 503 unavailable (10ms to 1m)"},
 	{"SWITCHBOARD_METRICS_ADDR", "", "", "address of a separate listener serving Prometheus /metrics (e.g. 127.0.0.1:9091); empty = metrics are not served. The main address never serves them"},
 	{"SWITCHBOARD_SHORT_HOST", "", "", "origin of a dedicated short-link domain (e.g. https://sho.rt) answering /{slug}; empty = short links are BASE_URL/l/{slug}"},
@@ -196,6 +200,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	parseInt("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", &c.WebhookPerEndpoint)
 	parseInt("SWITCHBOARD_MESSAGE_WORKERS", &c.MessageWorkers)
 	parse("SWITCHBOARD_WEBHOOK_LEASE", "a duration such as 10s or 1m", func(v string) (e error) { c.WebhookLease, e = time.ParseDuration(v); return })
+	parseInt("SWITCHBOARD_DB_MAX_CONNS", &c.DBMaxConns)
 	parse("SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "a duration such as 5s", func(v string) (e error) { c.DBAcquireTimeout, e = time.ParseDuration(v); return })
 	for _, h := range strings.Split(get("SWITCHBOARD_WEBHOOK_ALLOWLIST"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
@@ -312,6 +317,9 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookLease < MinWebhookLease {
 		bad("SWITCHBOARD_WEBHOOK_LEASE", "%v: must be at least %v", c.WebhookLease, MinWebhookLease)
+	}
+	if c.DBMaxConns < 2 || c.DBMaxConns > 500 {
+		bad("SWITCHBOARD_DB_MAX_CONNS", "%d: must be between 2 and 500", c.DBMaxConns)
 	}
 	if c.DBAcquireTimeout < 10*time.Millisecond || c.DBAcquireTimeout > time.Minute {
 		bad("SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "%v: must be between 10ms and 1m", c.DBAcquireTimeout)

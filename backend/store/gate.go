@@ -100,6 +100,23 @@ func (s *Store) SetAcquireTimeout(d time.Duration) {
 	s.gate.timeout.Store(int64(max(d, time.Millisecond)))
 }
 
+// DefaultPoolSize is PostgreSQL's connection pool per process unless SetPoolSize says
+// otherwise.
+const DefaultPoolSize = 20
+
+// SetPoolSize sizes PostgreSQL's connection pool (SQLite's is fixed: one writer at a time
+// anyway). Call it right after Open, before the store is used.
+func (s *Store) SetPoolSize(n int) {
+	if s.dialect != Postgres || n < 1 {
+		return
+	}
+	s.db.SetMaxOpenConns(n)
+	s.db.SetMaxIdleConns(max(n/2, 1))
+	timeout := s.gate.timeout.Load()
+	s.gate = newGate(n, false, s.mapErr)
+	s.gate.timeout.Store(timeout)
+}
+
 // AcquireTimeouts counts the statements and transactions refused because no connection was
 // free within the acquire timeout.
 func (s *Store) AcquireTimeouts() int64 { return s.gate.timeouts.Load() }

@@ -20,7 +20,11 @@ func TestPoolExhaustionIsUnavailable(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		s.SetAcquireTimeout(150 * time.Millisecond)
+		s.SetPoolSize(4) // PostgreSQL's pool, as SWITCHBOARD_DB_MAX_CONNS sets it; SQLite keeps its own
 		holders := s.PoolStats().MaxOpenConnections
+		if s.Dialect() == store.Postgres && holders != 4 {
+			t.Fatalf("pool of %d connections, want the 4 set", holders)
+		}
 		if s.Dialect() == store.SQLite {
 			holders = 1
 		}

@@ -118,8 +118,8 @@ func open(ctx context.Context, rawURL string) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.db.SetMaxOpenConns(20)
-		s.db.SetMaxIdleConns(10)
+		s.db.SetMaxOpenConns(DefaultPoolSize)
+		s.db.SetMaxIdleConns(DefaultPoolSize / 2)
 	default:
 		// The database holds password and key hashes and sealed secrets: its directory and
 		// file are the owner's alone (SQLite gives its -wal and -shm files the file's mode).
