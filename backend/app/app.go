@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/blob"
 	"github.com/switchboard-dev/switchboard/backend/callbacks"
@@ -52,6 +51,7 @@ type App struct {
 	log       *slog.Logger
 	metrics   *metrics // served by MetricsHandler, never by Handler
 	unlock    func()   // releases the SQLite database's lock (store.LockForServe)
+	ping      *pinger  // /readyz's database check
 }
 
 // New opens and migrates the database, starts the background work and builds the handler.
@@ -140,7 +140,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	lnk.Start()
 	a := &App{Config: cfg, Store: st, Service: svc, Messaging: msg, Links: lnk, Automation: auto, Jobs: engine, Webhooks: sender,
-		Blobs: blobs, mediaURLs: signer, Retention: pruner, log: log, unlock: unlock}
+		Blobs: blobs, mediaURLs: signer, Retention: pruner, log: log, unlock: unlock, ping: &pinger{ping: st.Ping}}
 	a.Handler = a.routes()
 	started = true
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
@@ -214,20 +214,6 @@ func apiFirst(api, mux http.Handler) http.Handler {
 func cleanPath(p string) bool {
 	return !strings.Contains(p, "//") && !strings.Contains(p, "/./") && !strings.Contains(p, "/../") &&
 		!strings.HasSuffix(p, "/.") && !strings.HasSuffix(p, "/..")
-}
-
-// ready reports whether the database answers.
-func (a *App) ready(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	w.Header().Set("Content-Type", "application/json")
-	if err := a.Store.Ping(ctx); err != nil {
-		a.log.Warn("readiness check failed", "err", err)
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"status":"unavailable","database":"unreachable"}`))
-		return
-	}
-	_, _ = fmt.Fprintf(w, `{"status":"ready","database":%q}`, a.Store.Dialect())
 }
 
 // shortHostFirst serves requests for the dedicated short host as visits of /{slug}; the
