@@ -34,19 +34,34 @@ type capture struct{ bitmap [][]bool }
 func (c *capture) Write(m qrcode.Matrix) error { c.bitmap = m.Bitmap(); return nil }
 func (c *capture) Close() error                { return nil }
 
-// PNG draws text's QR code as a grey-scale PNG about size pixels wide (whole pixels per
-// module, so the image may be a little smaller).
+// PNG draws text's QR code as a grey-scale PNG of exactly size×size pixels. Modules are
+// whole pixels (a fractional module blurs edges scanners rely on): the code is drawn with
+// the largest whole module that fits and centred, the spare pixels widening the white
+// quiet zone. Only a size below the code's own module count shrinks modules by sampling.
 func PNG(text string, size int) ([]byte, error) {
 	bm, err := matrix(text)
 	if err != nil {
 		return nil, err
 	}
-	n := len(bm) + 2*quiet
-	scale := max(size/n, 1)
-	img := image.NewGray(image.Rect(0, 0, n*scale, n*scale))
+	img := image.NewGray(image.Rect(0, 0, size, size))
 	for i := range img.Pix {
 		img.Pix[i] = 0xff
 	}
+	n := len(bm) + 2*quiet
+	if scale := size / n; scale >= 1 {
+		paint(img, bm, scale, (size-n*scale)/2+quiet*scale)
+	} else {
+		sample(img, bm, n)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// paint draws each dark module as a scale×scale square, the code's corner at (at, at).
+func paint(img *image.Gray, bm [][]bool, scale, at int) {
 	for y, row := range bm {
 		for x, dark := range row {
 			if !dark {
@@ -54,16 +69,25 @@ func PNG(text string, size int) ([]byte, error) {
 			}
 			for dy := range scale {
 				for dx := range scale {
-					img.SetGray((x+quiet)*scale+dx, (y+quiet)*scale+dy, color.Gray{})
+					img.SetGray(at+x*scale+dx, at+y*scale+dy, color.Gray{})
 				}
 			}
 		}
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		return nil, err
+}
+
+// sample fills an image smaller than the code's n modules (quiet zone included) by
+// nearest-neighbour sampling.
+func sample(img *image.Gray, bm [][]bool, n int) {
+	size := img.Bounds().Dx()
+	for py := range size {
+		for px := range size {
+			x, y := px*n/size-quiet, py*n/size-quiet
+			if y >= 0 && y < len(bm) && x >= 0 && x < len(bm[y]) && bm[y][x] {
+				img.SetGray(px, py, color.Gray{})
+			}
+		}
 	}
-	return buf.Bytes(), nil
 }
 
 // SVG draws text's QR code as a scalable SVG document, one path for the dark modules.

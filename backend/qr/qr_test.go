@@ -25,11 +25,32 @@ func TestPNGScansBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() > 256 || b.Dx() < 128 || b.Dx() != b.Dy() {
-		t.Fatalf("image is %v, want a square of at most 256 pixels", b)
+	if b := img.Bounds(); b.Dx() != 256 || b.Dy() != 256 {
+		t.Fatalf("image is %v, want 256×256", b)
 	}
 	if got := scan(t, img); got != text {
 		t.Fatalf("scanned %q, want %q", got, text)
+	}
+}
+
+// Every size of the links API's range is exactly that size and scans.
+func TestPNGExactSizesScan(t *testing.T) {
+	const text = "https://sb.example/l/pricing?qr=1"
+	for _, size := range []int{64, 100, 333, 512, 2048} {
+		raw, err := qr.PNG(text, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != size || b.Dy() != size {
+			t.Fatalf("size %d: image is %v", size, b)
+		}
+		if got := scan(t, img); got != text {
+			t.Fatalf("size %d: scanned %q, want %q", size, got, text)
+		}
 	}
 }
 

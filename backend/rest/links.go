@@ -1,9 +1,11 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"time"
@@ -35,20 +37,20 @@ type linksQuery struct {
 
 // LinkFields are a link's settable fields, shared by create, update and the bulk calls.
 type LinkFields struct {
-	Slug           *string     "json:\"slug,omitempty\" minLength:\"3\" maxLength:\"64\" pattern:\"^[A-Za-z0-9_-]+$\" example:\"launch\" doc:\"The path after /l/: 3 to 64 of `A-Z a-z 0-9 _ -`, case-sensitive. Generated (7 characters) when left out.\""
-	Title          *string     `json:"title,omitempty" maxLength:"200" example:"Launch post" doc:"A name for the link."`
-	Tags           *[]string   `json:"tags,omitempty" maxItems:"20" example:"[\"launch\"]" doc:"Up to 20 tags of up to 50 characters."`
-	ExpiresAt      *string     `json:"expires_at,omitempty" format:"date-time" example:"2030-01-01T00:00:00Z" doc:"After this time (RFC 3339) the link sends visitors to expired_url, or shows an expired page (410). Empty removes it."`
-	ExpiredURL     *string     `json:"expired_url,omitempty" maxLength:"2048" example:"https://example.com/offer-ended" doc:"Where an expired or exhausted link sends visitors (empty: the expired page)."`
-	MaxClicks      *int64      `json:"max_clicks,omitempty" minimum:"0" example:"1000" doc:"How many counted clicks the link redirects, exactly (bots do not count); then it is exhausted like an expired link. 0 removes the limit."`
-	Password       *string     `json:"password,omitempty" maxLength:"128" example:"open sesame" doc:"Visitors must enter this first (write-only; the link shows password_protected). Empty removes it."`
-	RedirectStatus *int        `json:"redirect_status,omitempty" minimum:"301" maximum:"308" example:"302" doc:"The redirect's status code: 301, 302, 307 or 308 (default 302)."`
-	Metadata       *jsonObject `json:"metadata,omitempty" type:"object" example:"{\"campaign\":\"q4\"}" doc:"Your own JSON object (up to 4 KB), echoed in link events."`
-	ExternalID     *string     `json:"external_id,omitempty" maxLength:"128" example:"post-1234" doc:"Your own id for the link, unique in the workspace: GET /links/ext_{external_id} finds it."`
-	UTM            *utmInput   `json:"utm,omitempty" doc:"utm_ parameters set on the target URL (replacing the old ones)."`
-	IOSURL         *string     `json:"ios_url,omitempty" maxLength:"2048" example:"https://apps.apple.com/app/id1" doc:"Where visitors on iOS go instead."`
-	AndroidURL     *string     `json:"android_url,omitempty" maxLength:"2048" example:"https://play.google.com/store/apps/details?id=x" doc:"Where visitors on Android go instead."`
-	Archived       *bool       `json:"archived,omitempty" example:"false" doc:"Archived links are hidden from lists filtered with archived=false; they still redirect."`
+	Slug           *string       "json:\"slug,omitempty\" minLength:\"3\" maxLength:\"64\" pattern:\"^[A-Za-z0-9_-]+$\" example:\"launch\" doc:\"The path after /l/: 3 to 64 of `A-Z a-z 0-9 _ -`, case-sensitive. Generated (7 characters) when left out.\""
+	Title          *string       `json:"title,omitempty" maxLength:"200" example:"Launch post" doc:"A name for the link."`
+	Tags           *[]string     `json:"tags,omitempty" maxItems:"20" example:"[\"launch\"]" doc:"Up to 20 tags of up to 50 characters."`
+	ExpiresAt      *string       `json:"expires_at,omitempty" format:"date-time" example:"2030-01-01T00:00:00Z" doc:"After this time (RFC 3339) the link sends visitors to expired_url, or shows an expired page (410). Empty removes it."`
+	ExpiredURL     *string       `json:"expired_url,omitempty" maxLength:"2048" example:"https://example.com/offer-ended" doc:"Where an expired or exhausted link sends visitors (empty: the expired page)."`
+	MaxClicks      *int64        `json:"max_clicks,omitempty" minimum:"0" example:"1000" doc:"How many counted clicks the link redirects, exactly (bots do not count); then it is exhausted like an expired link. 0 removes the limit."`
+	Password       *string       `json:"password,omitempty" maxLength:"128" example:"open sesame" doc:"Visitors must enter this first (write-only; the link shows password_protected). Empty removes it."`
+	RedirectStatus *int          `json:"redirect_status,omitempty" minimum:"301" maximum:"308" example:"302" doc:"The redirect's status code: 301, 302, 307 or 308 (default 302)."`
+	Metadata       *objectOrNull `json:"metadata,omitempty" example:"{\"campaign\":\"q4\"}" doc:"Your own JSON object (up to 4 KB), echoed in link events."`
+	ExternalID     *string       `json:"external_id,omitempty" maxLength:"128" example:"post-1234" doc:"Your own id for the link, unique in the workspace: GET /links/ext_{external_id} finds it."`
+	UTM            *utmInput     `json:"utm,omitempty" doc:"utm_ parameters set on the target URL (replacing the old ones)."`
+	IOSURL         *string       `json:"ios_url,omitempty" maxLength:"2048" example:"https://apps.apple.com/app/id1" doc:"Where visitors on iOS go instead."`
+	AndroidURL     *string       `json:"android_url,omitempty" maxLength:"2048" example:"https://play.google.com/store/apps/details?id=x" doc:"Where visitors on Android go instead."`
+	Archived       *bool         `json:"archived,omitempty" example:"false" doc:"Archived links are hidden from lists filtered with archived=false; they still redirect."`
 }
 
 // utmInput is the utm of a request.
@@ -71,6 +73,15 @@ func (o *jsonObject) UnmarshalJSON(b []byte) error {
 	*o = append((*o)[:0], b...)
 	return nil
 }
+
+// objectOrNull is a JSON object field that may also be sent as null (metadata: null
+// empties it), so the document must allow null too.
+type objectOrNull jsonObject
+
+func (o *objectOrNull) UnmarshalJSON(b []byte) error { return (*jsonObject)(o).UnmarshalJSON(b) }
+
+// jsonSchema has a pointer receiver: the field is a pointer, and the document asks a nil one.
+func (*objectOrNull) jsonSchema() obj { return obj{"type": []string{"object", "null"}} }
 
 func (f LinkFields) input(url *string) (links.Input, error) {
 	in := links.Input{URL: url, Slug: f.Slug, Title: f.Title, Tags: f.Tags, ExpiredURL: f.ExpiredURL,
@@ -156,7 +167,7 @@ type statsQuery struct {
 // qrQuery is the input of GET /links/{id}/qr.png.
 type qrQuery struct {
 	linkPath
-	Size *int `json:"-" query:"size" minimum:"64" maximum:"2048" example:"512" doc:"Width and height in pixels, at most (whole pixels per module, so it may be a little smaller; default 512)."`
+	Size *int `json:"-" query:"size" minimum:"64" maximum:"2048" example:"512" doc:"Width and height in pixels, exactly: 64 to 2048 (default 512). Modules are whole pixels, centred; spare pixels widen the white border."`
 }
 
 // linkBatch is a bulk call's answer: the links in the order given.
@@ -205,13 +216,103 @@ func (a *api) getLink(r *http.Request, p linkPath) (domain.LinkObject, error) {
 	return a.opts.Links.Object(l), err
 }
 
-func (a *api) updateLink(r *http.Request, in updateLinkRequest) (domain.LinkObject, error) {
+func (a *api) updateLink(r *http.Request, in updateLinkRequest, body []byte) (domain.LinkObject, error) {
 	li, err := in.input(in.URL)
 	if err != nil {
 		return domain.LinkObject{}, err
 	}
+	var sent map[string]json.RawMessage
+	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
+	if err := clearNulls(&li, sent, ""); err != nil {
+		return domain.LinkObject{}, err
+	}
 	l, err := a.opts.Links.Update(r.Context(), actor(r), in.ID, li)
 	return a.opts.Links.Object(l), err
+}
+
+// clearNulls applies the fields of a PATCH sent as null, which encoding/json leaves nil
+// like absent ones: null removes an optional field, as GraphQL's updateLink does, or sets
+// it back to its default (tags [], metadata {}, utm none, redirect_status 302, archived
+// false). A link cannot be without url or slug: null is refused for them.
+func clearNulls(in *links.Input, sent map[string]json.RawMessage, param string) error {
+	for _, name := range linkFieldNames {
+		if v, ok := sent[name]; !ok || string(v) != "null" {
+			continue
+		}
+		switch name {
+		case "url", "slug":
+			return domain.Invalid(param+name, "%s cannot be removed: send a new value or leave it out", name)
+		case "title":
+			in.Title = ptr("")
+		case "expired_url":
+			in.ExpiredURL = ptr("")
+		case "password":
+			in.Password = ptr("")
+		case "external_id":
+			in.ExternalID = ptr("")
+		case "ios_url":
+			in.IOSURL = ptr("")
+		case "android_url":
+			in.AndroidURL = ptr("")
+		case "max_clicks":
+			in.MaxClicks = ptr(int64(0))
+		case "expires_at":
+			in.ExpiresAt = &time.Time{}
+		case "tags":
+			in.Tags = &[]string{}
+		case "metadata":
+			in.Metadata = json.RawMessage("{}")
+		case "utm":
+			in.UTM = &domain.UTM{}
+		case "redirect_status":
+			in.RedirectStatus = ptr(302)
+		case "archived":
+			in.Archived = ptr(false)
+		}
+	}
+	return nil
+}
+
+// linkFieldNames are the fields clearNulls knows, in the order a refusal is looked for.
+var linkFieldNames = []string{"url", "slug", "title", "tags", "expires_at", "expired_url", "max_clicks", "password",
+	"redirect_status", "metadata", "external_id", "utm", "ios_url", "android_url", "archived"}
+
+// callWithNulls serves a PATCH like callWithBody, the handler also getting the raw body:
+// only there is a field sent as null told from one left out.
+func callWithNulls[In, Out any](h func(*http.Request, In, []byte) (Out, error)) endpoint {
+	e := callWithBody(func(*http.Request, In) (Out, error) { panic("unused") })
+	e.handler = func(a *api, rt route) http.HandlerFunc {
+		read := inputReader[In](rt, reflect.TypeFor[In](), true)
+		return func(w http.ResponseWriter, r *http.Request) {
+			body, err := rereadable(r)
+			if err != nil {
+				a.error(w, r, err)
+				return
+			}
+			in, err := read(r)
+			if err != nil {
+				a.error(w, r, err)
+				return
+			}
+			out, err := h(r, in, body)
+			a.reply(w, r, rt.status, out, err)
+		}
+	}
+	return e
+}
+
+// rereadable reads r's body (after the content type check decode would make first, so the
+// answers stay decode's) and puts it back for decode.
+func rereadable(r *http.Request) ([]byte, error) {
+	if err := requireJSON(r); err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, decodeError(err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
 }
 
 // upsertLink answers 200 for an update and 201 for a creation.
@@ -247,10 +348,15 @@ func (a *api) bulkCreateLinks(r *http.Request, in bulkCreateRequest) (linkBatch,
 	return a.objects(ls), err
 }
 
-func (a *api) bulkUpdateLinks(r *http.Request, in bulkUpdateRequest) (linkBatch, error) {
+func (a *api) bulkUpdateLinks(r *http.Request, in bulkUpdateRequest, body []byte) (linkBatch, error) {
+	var sent struct{ Links []map[string]json.RawMessage }
+	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
 	ins := make([]links.BulkUpdate, len(in.Links))
 	for i, it := range in.Links {
 		li, err := it.input(it.URL)
+		if err == nil && i < len(sent.Links) {
+			err = clearNulls(&li, sent.Links[i], "")
+		}
 		if err != nil {
 			return linkBatch{}, atBulkItem(err, i)
 		}
@@ -287,11 +393,7 @@ func (a *api) linkStats(r *http.Request, q statsQuery) (domain.LinkStats, error)
 }
 
 func (a *api) linkQRPNG(r *http.Request, q qrQuery) (pngFile, error) {
-	size := 0
-	if q.Size != nil {
-		size = *q.Size
-	}
-	png, err := a.opts.Links.QRPNG(r.Context(), actor(r), q.ID, size)
+	png, err := a.opts.Links.QRPNG(r.Context(), actor(r), q.ID, q.Size)
 	return pngFile{file{"image/png", png}}, err
 }
 
@@ -350,21 +452,23 @@ func (a *api) linkRoutes() []route {
 				LinkFields: LinkFields{Slug: ptr("bee")}}}},
 		},
 		{
-			method: "PATCH", path: "/api/v1/links/bulk", operationID: "bulkUpdateLinks", serve: callWithBody(a.bulkUpdateLinks),
+			method: "PATCH", path: "/api/v1/links/bulk", operationID: "bulkUpdateLinks", serve: callWithNulls(a.bulkUpdateLinks),
 			tag: "Links", scope: "links:write",
-			errors:      []int{404},
-			summary:     "Update links in bulk",
-			returns:     "The links, in the order given.",
-			description: "Changes 1 to 100 links in one transaction: all or none. A refusal names the item.",
+			errors:  []int{404},
+			summary: "Update links in bulk",
+			returns: "The links, in the order given.",
+			description: "Changes 1 to 100 links in one transaction: all or none. A refusal names the item; a link given twice " +
+				"is refused (`param: links[1].id`). `null` removes a field as in `PATCH /links/{id}`.",
 			bodyExample: bulkUpdateRequest{Links: []bulkUpdateItem{{ID: "lnk_01jr8d0c3b5n7q9s1u3w5y7a9c", LinkFields: LinkFields{Archived: ptr(true)}}}},
 		},
 		{
 			method: "DELETE", path: "/api/v1/links/bulk", operationID: "bulkDeleteLinks", serve: callWith(a.bulkDeleteLinks),
 			tag: "Links", scope: "links:write",
-			errors:      []int{404},
-			summary:     "Delete links in bulk",
-			returns:     "The deleted links.",
-			description: "Deletes 1 to 100 links (`?ids=lnk_a,lnk_b`) in one transaction: all or none.",
+			errors:  []int{404},
+			summary: "Delete links in bulk",
+			returns: "The deleted links.",
+			description: "Deletes 1 to 100 links (`?ids=lnk_a,lnk_b`) in one transaction: all or none. Refusals name `ids` " +
+				"(the message says which one); an id given twice is refused.",
 		},
 		{
 			method: "PUT", path: "/api/v1/links/ext_{external_id}", operationID: "upsertLink", serve: callWithWriter[upsertLinkRequest, domain.LinkObject](a.upsertLink),
@@ -383,12 +487,13 @@ func (a *api) linkRoutes() []route {
 			description: "One link, by id or by `ext_<external_id>`.",
 		},
 		{
-			method: "PATCH", path: "/api/v1/links/{id}", operationID: "updateLink", serve: callWithBody(a.updateLink),
+			method: "PATCH", path: "/api/v1/links/{id}", operationID: "updateLink", serve: callWithNulls(a.updateLink),
 			tag: "Links", scope: "links:write",
 			summary: "Update a link",
 			returns: "The link.",
-			description: "Changes a link's fields; fields left out are kept. A new slug frees the old one at once (visitors of the " +
-				"old one get 404), and every replica's redirect sees the change immediately.",
+			description: "Changes a link's fields; fields left out are kept, `null` removes an optional one (`url` and `slug` " +
+				"cannot be null). A new slug frees the old one at once (visitors of the old one get 404), and every replica's " +
+				"redirect sees the change immediately. A change that changes nothing records no event and keeps `updated_at`.",
 			bodyExample: updateLinkRequest{URL: ptr("https://example.com/blog/launch-v2")},
 		},
 		{

@@ -230,6 +230,116 @@ func TestLinksBulk(t *testing.T) {
 	})
 }
 
+// A bulk call naming a link twice is refused naming the repeat, and changes nothing; the
+// bulk delete's refusals name its one parameter, ids.
+func TestLinksBulkRepeatedIDs(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	id := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "twice", "title": "T"}).
+		want(t, 201).json(t)["id"].(string)
+	other := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "other"}).
+		want(t, 201).json(t)["id"].(string)
+
+	bad := e.do("PATCH", "/api/v1/links/bulk", secret, map[string]any{"links": []any{
+		map[string]any{"id": id, "title": "A"}, map[string]any{"id": id, "title": "B"},
+	}}).wantError(t, 400, "validation_failed")
+	if bad["param"] != "links[1].id" {
+		t.Fatalf("repeated PATCH: %v", bad)
+	}
+	bad = e.do("DELETE", "/api/v1/links/bulk?ids="+id+","+id, secret, nil).wantError(t, 400, "validation_failed")
+	if bad["param"] != "ids" || !strings.Contains(bad["message"].(string), id) {
+		t.Fatalf("repeated DELETE: %v", bad)
+	}
+	if got := e.do("GET", "/api/v1/links/"+id, secret, nil).want(t, 200).json(t)["title"]; got != "T" {
+		t.Fatalf("title %v after refused calls", got)
+	}
+	if n := len(e.do("GET", "/api/v1/events?type=link.updated,link.deleted", secret, nil).want(t, 200).json(t)["data"].([]any)); n != 0 {
+		t.Fatalf("%d events recorded by refused calls", n)
+	}
+
+	// An unknown id in a bulk delete names ids (its only parameter) and the id's place.
+	missing := "lnk_01jr8d0c3b5n7q9s1u3w5y7a9c"
+	bad = e.do("DELETE", "/api/v1/links/bulk?ids="+other+","+missing, secret, nil).wantError(t, 404, "not_found")
+	if bad["param"] != "ids" || !strings.Contains(bad["message"].(string), "ids[1]") {
+		t.Fatalf("unknown DELETE: %v", bad)
+	}
+	e.do("GET", "/api/v1/links/"+other, secret, nil).want(t, 200)
+	e.do("DELETE", "/api/v1/links/bulk?ids="+id+","+other, secret, nil).want(t, 200)
+}
+
+// PATCH with null removes an optional field (or sets it back to its default) and is
+// refused for url and slug; a PATCH that changes nothing records no event and keeps
+// updated_at.
+func TestLinkPatchNull(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		created := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "nulls",
+			"title": "T", "tags": []string{"a"}, "expires_at": "2099-01-01T00:00:00Z", "expired_url": "https://example.com/gone",
+			"max_clicks": 5, "password": "pw", "redirect_status": 301, "metadata": map[string]any{"k": "v"}, "external_id": "ext-1",
+			"utm": map[string]any{"source": "s"}, "ios_url": "https://example.com/ios", "android_url": "https://example.com/android",
+			"archived": true}).want(t, 201).json(t)
+		id := created["id"].(string)
+		updates := func() int {
+			return len(e.do("GET", "/api/v1/events?type=link.updated", secret, nil).want(t, 200).json(t)["data"].([]any))
+		}
+
+		// Changing nothing: no event, updated_at kept.
+		e.clock.Advance(time.Minute)
+		for _, body := range []string{`{}`, `{"title":"T","tags":["a"],"metadata":{"k":"v"},"max_clicks":5}`} {
+			same := e.do("PATCH", "/api/v1/links/"+id, secret, body).want(t, 200).json(t)
+			if same["updated_at"] != created["updated_at"] || same["title"] != "T" || updates() != 0 {
+				t.Fatalf("%s: %v, %d events", body, same, updates())
+			}
+		}
+
+		for _, f := range []string{"url", "slug"} {
+			if bad := e.do("PATCH", "/api/v1/links/"+id, secret, `{"title":"X","`+f+`":null}`).wantError(t, 400, "validation_failed"); bad["param"] != f {
+				t.Fatalf("%s null: %v", f, bad)
+			}
+		}
+		bad := e.do("PATCH", "/api/v1/links/bulk", secret, `{"links":[{"id":"`+id+`","url":null}]}`).wantError(t, 400, "validation_failed")
+		if bad["param"] != "links[0].url" || updates() != 0 {
+			t.Fatalf("bulk url null: %v", bad)
+		}
+
+		cleared := e.do("PATCH", "/api/v1/links/"+id, secret, `{"title":null,"tags":null,"expires_at":null,"expired_url":null,
+			"max_clicks":null,"password":null,"redirect_status":null,"metadata":null,"external_id":null,"utm":null,
+			"ios_url":null,"android_url":null,"archived":null}`).want(t, 200).json(t)
+		want := map[string]any{"title": "", "expires_at": nil, "expired_url": nil, "max_clicks": nil, "password_protected": false,
+			"redirect_status": float64(302), "external_id": nil, "ios_url": nil, "android_url": nil, "archived": false,
+			"url": "https://example.com", "slug": "nulls"}
+		for k, v := range want {
+			if cleared[k] != v {
+				t.Errorf("%s = %#v after null, want %#v", k, cleared[k], v)
+			}
+		}
+		if tags, _ := cleared["tags"].([]any); len(tags) != 0 || cleared["tags"] == nil {
+			t.Errorf("tags %v after null", cleared["tags"])
+		}
+		if m, _ := cleared["metadata"].(map[string]any); len(m) != 0 {
+			t.Errorf("metadata %v after null", cleared["metadata"])
+		}
+		if u, _ := cleared["utm"].(map[string]any); len(u) != 0 {
+			t.Errorf("utm %v after null", cleared["utm"])
+		}
+		if updates() != 1 || cleared["updated_at"] == created["updated_at"] {
+			t.Fatalf("clearing: %d events, updated_at %v", updates(), cleared["updated_at"])
+		}
+		// Nulls for fields already empty change nothing either.
+		e.do("PATCH", "/api/v1/links/"+id, secret, `{"expired_url":null,"ios_url":null,"external_id":null,"max_clicks":null,"title":null}`).want(t, 200)
+		if updates() != 1 {
+			t.Fatalf("a PATCH of nulls over empty fields recorded an event (%d)", updates())
+		}
+		// Bulk PATCH clears with null too.
+		e.do("PATCH", "/api/v1/links/"+id, secret, `{"title":"again"}`).want(t, 200)
+		got := e.do("PATCH", "/api/v1/links/bulk", secret, `{"links":[{"id":"`+id+`","title":null}]}`).want(t, 200).json(t)
+		if got["data"].([]any)[0].(map[string]any)["title"] != "" {
+			t.Fatalf("bulk title null: %v", got)
+		}
+	})
+}
+
 // Another workspace's links are not found; a key without the scope is refused.
 func TestLinksIsolationAndScopes(t *testing.T) {
 	e := newEnv(t, store.SQLite, rest.Options{})
@@ -470,7 +580,7 @@ func TestLinkQRCode(t *testing.T) {
 		t.Fatalf("content type %q", res.Header.Get("Content-Type"))
 	}
 	img, err := png.Decode(bytes.NewReader(res.body))
-	if err != nil || img.Bounds().Dx() > 256 || img.Bounds().Dx() < 200 {
+	if err != nil || img.Bounds().Dx() != 256 || img.Bounds().Dy() != 256 {
 		t.Fatalf("png: %v, %v", err, img.Bounds())
 	}
 	// A phone's scanner reads the short URL, marked as a QR visit.
@@ -487,4 +597,31 @@ func TestLinkQRCode(t *testing.T) {
 		t.Fatalf("svg: %s", svg.body)
 	}
 	e.do("GET", "/api/v1/links/"+id+"/qr.png?size=9000", secret, nil).wantError(t, 400, "validation_failed")
+}
+
+// A QR PNG is exactly the size asked for (512 when left out) and scans at every size; a
+// size given outside 64–2048, 0 included, is refused naming size.
+func TestLinkQRCodeSize(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	id := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "qrsize"}).want(t, 201).json(t)["id"].(string)
+	for query, want := range map[string]int{"?size=64": 64, "?size=100": 100, "?size=512": 512, "?size=2048": 2048, "": 512} {
+		res := e.do("GET", "/api/v1/links/"+id+"/qr.png"+query, secret, nil).want(t, 200)
+		img, err := png.Decode(bytes.NewReader(res.body))
+		if err != nil || img.Bounds().Dx() != want || img.Bounds().Dy() != want {
+			t.Fatalf("%q: %v, %v, want %d×%d", query, err, img.Bounds(), want, want)
+		}
+		bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scanned, err := qrreader.NewQRCodeReader().Decode(bmp, nil); err != nil || scanned.GetText() != baseURL+"/l/qrsize?qr=1" {
+			t.Fatalf("%q: scanned %v, %v", query, scanned, err)
+		}
+	}
+	for _, size := range []string{"0", "63", "2049", "-1"} {
+		if got := e.do("GET", "/api/v1/links/"+id+"/qr.png?size="+size, secret, nil).wantError(t, 400, "validation_failed"); got["param"] != "size" {
+			t.Fatalf("size=%s: %v", size, got)
+		}
+	}
 }

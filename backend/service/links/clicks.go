@@ -31,8 +31,11 @@ var previewers = []string{"facebookexternalhit", "facebot", "twitterbot", "slack
 	"teams", "outlook", "google-pagerenderer", "applebot", "bitlybot", "quora link preview"}
 
 // crawlers are words in the user agents of crawlers and scripted clients the parser misses.
+// curl is left out on purpose: a developer trying a link counts.
 var crawlers = []string{"bot", "crawl", "spider", "slurp", "headless", "scrapy", "python-requests", "python-urllib",
-	"go-http-client", "okhttp", "java/", "libwww", "httpclient", "phantomjs", "lighthouse", "preview"}
+	"python/", "aiohttp", "httpx", "go-http-client", "okhttp", "java/", "libwww", "httpclient", "phantomjs", "lighthouse",
+	"preview", "wget", "axios", "postmanruntime", "insomnia", "node-fetch", "undici", "got (", "node-superagent",
+	"ruby", "faraday", "http.rb", "guzzlehttp", "php/", "restsharp", "reqwest", "dart:io", "powershell", "httpie"}
 
 // agent is what a click keeps of a user agent, parsed once per distinct string.
 type agent struct {
@@ -73,6 +76,9 @@ func parseAgent(s string) agent {
 	ua := useragent.Parse(s)
 	a := agent{browser: ua.Name, version: ua.Version, os: ua.OS, ios: ua.IsIOS(), android: ua.IsAndroid(),
 		device: domain.DeviceUnknown, bot: agentBotReason(s, ua)}
+	if platformName(s, ua.Name) {
+		a.browser, a.version = "", ""
+	}
 	switch {
 	case a.bot != "":
 		a.device = domain.DeviceBot
@@ -84,6 +90,31 @@ func parseAgent(s string) agent {
 		a.device = domain.DeviceDesktop
 	}
 	return a
+}
+
+// platformName tells that the parser, finding no browser, named one from the agent's
+// platform comment ("Intel Mac OS X 10_15_7", "Win64", "iPhone") or the whole agent: that
+// is an operating system or a device, never a browser.
+func platformName(agent, name string) bool {
+	if name == "" {
+		return false
+	}
+	if strings.ContainsAny(name, "();") {
+		return true
+	}
+	for rest := agent; ; {
+		_, after, ok := strings.Cut(rest, "(")
+		if !ok {
+			return false
+		}
+		comment, next, _ := strings.Cut(after, ")")
+		for _, tok := range strings.Split(comment, ";") {
+			if strings.TrimSpace(tok) == name {
+				return true
+			}
+		}
+		rest = next
+	}
 }
 
 // botReason tells why a visit is not a person's ("" when it is).
@@ -267,8 +298,7 @@ func (w *clickWriter) loop() {
 			w.drain()
 			reply <- w.write(context.Background())
 		case <-w.stop:
-			w.drain()
-			w.write(context.Background())
+			w.final()
 			return
 		}
 	}
@@ -307,13 +337,42 @@ func (w *clickWriter) flush(ctx context.Context) error {
 func (w *clickWriter) close() {
 	w.once.Do(func() {
 		if !w.started.Load() {
-			w.drain()
-			_ = w.write(context.Background())
+			w.final()
 			return
 		}
 		close(w.stop)
 		<-w.done
 	})
+}
+
+// closeWait bounds how long a stop keeps trying to write the buffered clicks when the
+// database refuses them (within the server's 20 s shutdown). A variable for tests.
+var closeWait = 10 * time.Second
+
+// final writes every buffered click at a stop, batch after batch, retrying a refused
+// batch until closeWait has passed; what is still unwritten then is counted as dropped
+// and logged as an error, never lost in silence.
+func (w *clickWriter) final() {
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	for {
+		w.drain()
+		if len(w.pending) == 0 {
+			return
+		}
+		if w.write(ctx) == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			lost := len(w.pending) + len(w.ch)
+			w.dropped.Add(int64(lost))
+			w.l.log.Error("short-link clicks lost at shutdown: the database did not take them", "clicks", lost,
+				"waited", closeWait.String())
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // write stores the batch; on failure the batch is kept for the next try (up to the buffer

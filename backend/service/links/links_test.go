@@ -68,9 +68,39 @@ func TestBotReason(t *testing.T) {
 		{"GET", "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "crawler"},
 		{"GET", "python-requests/2.31.0", "crawler"},
 		{"GET", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36", "crawler"},
+		// Scripted clients are crawlers, as the docs say (curl, above, is the one exception).
+		{"GET", "Wget/1.21.4", "crawler"},
+		{"GET", "axios/1.6.0", "crawler"},
+		{"GET", "PostmanRuntime/7.36.0", "crawler"},
+		{"GET", "Python/3.11 aiohttp/3.9.1", "crawler"},
+		{"GET", "Ruby", "crawler"},
+		{"GET", "node-fetch/1.0", "crawler"},
+		{"GET", "Go-http-client/1.1", "crawler"},
+		{"GET", "curl/7.88.1", ""},
+		{"GET", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15", ""},
 	} {
 		if got := botReason(c.method, parseAgent(c.ua)); got != c.want {
 			t.Errorf("%s %q: %q, want %q", c.method, c.ua, got, c.want)
+		}
+	}
+}
+
+// The parser, finding no browser in an agent, names one from its platform comment: the
+// click keeps no browser then, never an operating system or a device under that name.
+func TestBrowserIsNeverThePlatform(t *testing.T) {
+	for _, c := range []struct{ ua, browser, os string }{
+		{"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko)", "", "macOS"},
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64)", "", "Windows"},
+		{"Mozilla/5.0 (X11; Linux x86_64)", "", "Linux"},
+		{"Mozilla/5.0 (Linux; Android 14; Pixel 8)", "", "Android"},
+		{"Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148", "", "iOS"},
+		{"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15", "Safari", "macOS"},
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "Chrome", "Windows"},
+		{"curl/8.5.0", "curl", ""},
+	} {
+		a := parseAgent(c.ua)
+		if a.browser != c.browser || a.os != c.os || (a.browser == "" && a.version != "") {
+			t.Errorf("%q: browser %q %q, os %q; want browser %q, os %q", c.ua, a.browser, a.version, a.os, c.browser, c.os)
 		}
 	}
 }

@@ -1,9 +1,13 @@
 package links
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,6 +136,9 @@ func (l *Links) update(ctx context.Context, c service.Change, id string, in Inpu
 			return domain.Link{}, errSlugTaken(param + "slug")
 		}
 	}
+	if same(old, sl) {
+		return old.Link, nil // nothing to save or announce: updated_at stays
+	}
 	sl.UpdatedAt = c.Now
 	if err := c.Tx.SaveLink(ctx, sl); err != nil {
 		if domain.IsCode(err, domain.CodeConflict) {
@@ -149,6 +156,26 @@ func (l *Links) update(ctx context.Context, c service.Change, id string, in Inpu
 		}
 	}
 	return sl.Link, l.record(ctx, c, domain.EventLinkUpdated, sl.Link)
+}
+
+// same tells that an update changed nothing a reader could see: metadata is compared as
+// JSON (the database may reformat it), times as instants, no tags as an empty list.
+func same(a, b store.StoredLink) bool {
+	if !jsonEqual(a.Metadata, b.Metadata) || !slices.Equal(a.Tags, b.Tags) ||
+		(a.ExpiresAt == nil) != (b.ExpiresAt == nil) || (a.ExpiresAt != nil && !a.ExpiresAt.Equal(*b.ExpiresAt)) {
+		return false
+	}
+	a.Metadata, a.Tags, a.ExpiresAt = nil, nil, nil
+	b.Metadata, b.Tags, b.ExpiresAt = nil, nil, nil
+	return reflect.DeepEqual(a, b)
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
 
 // Upsert creates or updates the link with an external id (PUT /links/ext_{external_id}):
@@ -209,32 +236,57 @@ type BulkUpdate struct {
 // BulkCreate creates up to MaxBulk links, all or none: a refusal names the item
 // ("links[3].url").
 func (l *Links) BulkCreate(ctx context.Context, a service.Actor, ins []Input) ([]domain.Link, error) {
-	return bulk(ctx, l, a, ins, func(c service.Change, in Input, param string) (domain.Link, error) {
-		return l.create(ctx, c, in, param)
+	return bulk(ctx, l, a, ins, "links", func(c service.Change, in Input, item string) (domain.Link, error) {
+		return l.create(ctx, c, in, item+".")
 	})
 }
 
-// BulkUpdate changes up to MaxBulk links, all or none.
+// BulkUpdate changes up to MaxBulk links, all or none. A link given twice is refused: the
+// second change would silently win over the first (and record a second event).
 func (l *Links) BulkUpdate(ctx context.Context, a service.Actor, ins []BulkUpdate) ([]domain.Link, error) {
-	return bulk(ctx, l, a, ins, func(c service.Change, in BulkUpdate, param string) (domain.Link, error) {
-		link, err := l.update(ctx, c, in.ID, in.Input, param)
-		return link, atItem(err, param)
+	ids := make([]string, len(ins))
+	for i, in := range ins {
+		ids[i] = in.ID
+	}
+	if i, j, ok := repeated(ids); ok {
+		return nil, domain.Invalid(fmt.Sprintf("links[%d].id", j), "links[%d].id repeats links[%d].id: a bulk call changes each link once", j, i)
+	}
+	return bulk(ctx, l, a, ins, "links", func(c service.Change, in BulkUpdate, item string) (domain.Link, error) {
+		link, err := l.update(ctx, c, in.ID, in.Input, item+".")
+		return link, notFoundAt(err, item+".id", item+".id")
 	})
 }
 
-// BulkDelete deletes up to MaxBulk links, all or none.
+// BulkDelete deletes up to MaxBulk links, all or none. Its only parameter is ?ids=, so its
+// refusals name ids (the message says which one).
 func (l *Links) BulkDelete(ctx context.Context, a service.Actor, ids []string) ([]domain.Link, error) {
-	return bulk(ctx, l, a, ids, func(c service.Change, id string, param string) (domain.Link, error) {
+	if i, j, ok := repeated(ids); ok {
+		return nil, domain.Invalid("ids", "ids lists %s twice (ids[%d] and ids[%d]): a bulk call deletes each link once", ids[j], i, j)
+	}
+	return bulk(ctx, l, a, ids, "ids", func(c service.Change, id string, item string) (domain.Link, error) {
 		link, err := l.delete(ctx, c, id)
-		return link, atItem(err, param)
+		return link, notFoundAt(err, "ids", item)
 	})
+}
+
+// repeated finds the first value given twice: its first index i and its repeat j.
+func repeated(ids []string) (i, j int, ok bool) {
+	seen := make(map[string]int, len(ids))
+	for j, id := range ids {
+		if i, dup := seen[id]; dup {
+			return i, j, true
+		}
+		seen[id] = j
+	}
+	return 0, 0, false
 }
 
 // bulk runs fn for every item in one transaction: any refusal rolls all back. Every item
 // is tried, so the refusal names the first refused item (param) and lists the others.
-func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, fn func(service.Change, T, string) (domain.Link, error)) ([]domain.Link, error) {
+// list is the items' parameter ("links" or "ids"); fn gets each item's name ("links[3]").
+func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, list string, fn func(service.Change, T, string) (domain.Link, error)) ([]domain.Link, error) {
 	if len(items) == 0 || len(items) > MaxBulk {
-		return nil, domain.Invalid("links", "a bulk call takes 1 to %d links", MaxBulk)
+		return nil, domain.Invalid(list, "a bulk call takes 1 to %d links", MaxBulk)
 	}
 	var out []domain.Link
 	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
@@ -242,7 +294,8 @@ func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, fn f
 		var first *domain.Error
 		var others []string
 		for i, it := range items {
-			link, err := fn(c, it, fmt.Sprintf("links[%d].", i))
+			item := fmt.Sprintf("%s[%d]", list, i)
+			link, err := fn(c, it, item)
 			var de *domain.Error
 			switch {
 			case err == nil:
@@ -251,6 +304,8 @@ func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, fn f
 				return err // the database failed: nothing more to try
 			case first == nil:
 				first = de
+			case de.Param == list: // names the whole list (ids): say which item
+				others = append(others, item)
 			default:
 				others = append(others, de.Param)
 			}
@@ -267,10 +322,11 @@ func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, fn f
 	return out, err
 }
 
-// atItem names the bulk item a not-found refers to.
-func atItem(err error, param string) error {
+// notFoundAt names the bulk item a not-found refers to: param is the error's parameter,
+// item the item's name in the message.
+func notFoundAt(err error, param, item string) error {
 	if domain.IsCode(err, domain.CodeNotFound) {
-		return &domain.Error{Code: domain.CodeNotFound, Param: param + "id", Message: "link not found (" + param + "id)"}
+		return &domain.Error{Code: domain.CodeNotFound, Param: param, Message: "link not found (" + item + ")"}
 	}
 	return err
 }

@@ -150,10 +150,12 @@ const (
 // QRContent is what a link's QR code holds: its short URL, marked so scans count as qr.
 func (l *Links) QRContent(link domain.Link) string { return l.Object(link).ShortURL + "?qr=1" }
 
-// QRPNG returns a link's QR code as a PNG of size pixels (0: DefaultQRSize).
-func (l *Links) QRPNG(ctx context.Context, a service.Actor, id string, size int) ([]byte, error) {
-	if size == 0 {
-		size = DefaultQRSize
+// QRPNG returns a link's QR code as a PNG of exactly size×size pixels (nil: DefaultQRSize).
+// A size given is checked, 0 included: only a size left out takes the default.
+func (l *Links) QRPNG(ctx context.Context, a service.Actor, id string, sizep *int) ([]byte, error) {
+	size := DefaultQRSize
+	if sizep != nil {
+		size = *sizep
 	}
 	if size < MinQRSize || size > MaxQRSize {
 		return nil, domain.Invalid("size", "size is %d to %d pixels", MinQRSize, MaxQRSize)

@@ -1,0 +1,59 @@
+package links
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// A stop writes every buffered click, however many batches they make; when the database
+// refuses them until the stop's bound, they are counted as dropped (and logged), not lost
+// in silence.
+func TestCloseWritesEveryBufferedClick(t *testing.T) {
+	ctx := context.Background()
+	svc, st := servicetest.New(t, store.SQLite, service.Config{})
+	owner := servicetest.NewOwner(t, svc)
+	l := New(svc, Config{ShortBase: "http://sb.test/l"})
+	target := "https://example.com/"
+	link, err := l.Create(ctx, owner.Actor, Input{URL: &target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ua := l.agents.get("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
+	n := maxWriteBatch + 500 // more than one batch
+	l.Start()
+	for range n {
+		l.clk.add(l.newClick(link, Visit{Method: "GET", IP: "203.0.113.9"}, ua, time.Now()))
+	}
+	l.Close()
+	got, err := l.Get(ctx, owner.Actor, link.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Clicks != int64(n) || l.DroppedClicks() != 0 {
+		t.Fatalf("after a stop the link counts %d clicks (%d dropped), want all %d", got.Clicks, l.DroppedClicks(), n)
+	}
+
+	// The database gone: the stop retries until closeWait, then counts the clicks dropped.
+	old := closeWait
+	closeWait = 300 * time.Millisecond
+	t.Cleanup(func() { closeWait = old })
+	l2 := New(svc, Config{ShortBase: "http://sb.test/l"})
+	l2.Start()
+	for range 7 {
+		l2.clk.add(l2.newClick(link, Visit{Method: "GET", IP: "203.0.113.9"}, ua, time.Now()))
+	}
+	st.Close()
+	start := time.Now()
+	l2.Close()
+	if waited := time.Since(start); waited < 300*time.Millisecond || waited > 5*time.Second {
+		t.Fatalf("the stop gave up after %v, want about closeWait", waited)
+	}
+	if l2.DroppedClicks() != 7 {
+		t.Fatalf("%d clicks counted dropped, want 7", l2.DroppedClicks())
+	}
+}
