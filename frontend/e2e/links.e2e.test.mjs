@@ -22,6 +22,51 @@ let linkId;
 /** Every LinkEvents subscription the page sends over its websocket. */
 const subscriptions = [];
 
+/** Sends a GraphQL operation from the page, with its session cookie. */
+async function graphql(page, query, variables) {
+  const body = await page.evaluate(
+    async ({ query, variables }) => {
+      const res = await fetch('/graphql', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      return res.json();
+    },
+    { query, variables },
+  );
+  assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+  return body.data;
+}
+
+/** How the links table sits in its card: widths of the scroll area and the page, and each Created cell. */
+function linksTableLayout(page) {
+  return page.evaluate(() => {
+    const table = document.querySelector('table[aria-label="Short links"]');
+    const scroller = table.parentElement;
+    return {
+      scrollWidth: scroller.scrollWidth,
+      clientWidth: scroller.clientWidth,
+      pageScrollWidth: document.documentElement.scrollWidth,
+      pageWidth: document.documentElement.clientWidth,
+      created: [...table.tBodies[0].rows].map((row) => {
+        const cell = row.cells[4];
+        const time = cell.querySelector('time');
+        return {
+          text: time.textContent,
+          whiteSpace: getComputedStyle(cell).whiteSpace,
+          lines: Math.round(time.getBoundingClientRect().height / parseFloat(getComputedStyle(time).lineHeight)),
+        };
+      }),
+      // The last row action (Delete) ends inside the card, not under its clipped edge.
+      actionsInside: [...table.tBodies[0].rows].every(
+        (row) => row.cells[5].lastElementChild.getBoundingClientRect().right <= scroller.getBoundingClientRect().right,
+      ),
+    };
+  });
+}
+
 describe('short links end to end', { timeout: 300_000 }, () => {
   before(async () => {
     server = await startServer();
@@ -75,6 +120,38 @@ describe('short links end to end', { timeout: 300_000 }, () => {
     await row.waitFor(wait);
     assert.match((await row.textContent()) ?? '', new RegExp(`/l/${slug}`));
     assert.match((await row.textContent()) ?? '', /example\.com\/landing/);
+
+    // At 1280 px the table fits its card even with a long title, URL, slug and tags: they are cut
+    // with an ellipsis, and the Created cell stays on one line. (A second link, deleted again.)
+    const longTitle = 'A very long title for the spring launch campaign landing page for newsletter readers';
+    const { createLink: long } = await graphql(
+      page,
+      'mutation($input: CreateLinkInput!) { createLink(input: $input) { id } }',
+      {
+        input: {
+          url: 'https://very-long-subdomain.marketing.example.com/campaigns/2026/spring-launch/landing-page?utm_source=newsletter&utm_medium=email',
+          slug: `${slug}-with-a-much-longer-slug-than-usual`,
+          title: longTitle,
+          tags: ['promo', 'newsletter', 'a-rather-long-tag-name-for-europe'],
+        },
+      },
+    );
+    await page.reload();
+    await table.getByRole('link', { name: longTitle }).waitFor(wait);
+    await row.waitFor(wait);
+    const layout = await linksTableLayout(page);
+    assert.ok(layout.scrollWidth <= layout.clientWidth, `the links table overflows its card: ${JSON.stringify(layout)}`);
+    assert.ok(layout.pageScrollWidth <= layout.pageWidth, `the page scrolls sideways: ${JSON.stringify(layout)}`);
+    assert.ok(layout.actionsInside, `row actions reach past the card: ${JSON.stringify(layout)}`);
+    for (const c of layout.created) {
+      assert.equal(c.whiteSpace, 'nowrap', JSON.stringify(c));
+      assert.equal(c.lines, 1, `Created wraps: ${JSON.stringify(c)}`);
+    }
+    await screenshot(page, 'links-02-list-long');
+    await graphql(page, 'mutation($id: ID!) { deleteLink(id: $id) { id } }', { id: long.id });
+    await page.reload();
+    await row.waitFor(wait);
+    await table.getByRole('link', { name: longTitle }).waitFor({ state: 'detached', ...wait });
 
     // Copy the short URL from the list.
     await row.getByRole('button', { name: `Copy short link ${slug}` }).click();

@@ -3,8 +3,21 @@ import { useEffect, useState } from 'react';
 import { Button } from '../../components/Button';
 import { copyText } from '../../lib/clipboard';
 
-/** Copies a short URL; its name says which ("Copy short link launch"), its text says what happened. */
-export function CopyLinkButton({ url, slug, variant = 'ghost' }: { url: string; slug: string; variant?: 'ghost' | 'secondary' }) {
+/**
+ * Copies a short URL; its name says which ("Copy short link launch"), its text says what happened.
+ * compact shows only the icon (a check once copied), with the text in the tooltip, for tight rows.
+ */
+export function CopyLinkButton({
+  url,
+  slug,
+  variant = 'ghost',
+  compact = false,
+}: {
+  url: string;
+  slug: string;
+  variant?: 'ghost' | 'secondary';
+  compact?: boolean;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
@@ -18,7 +31,7 @@ export function CopyLinkButton({ url, slug, variant = 'ghost' }: { url: string; 
         size="sm"
         variant={variant}
         aria-label={`${text} short link ${slug}`}
-        title={url}
+        title={compact ? `${text} ${url}` : url}
         icon={state === 'copied' ? <Check size={14} aria-hidden="true" /> : <Copy size={14} aria-hidden="true" />}
         onClick={async () => {
           try {
@@ -29,7 +42,7 @@ export function CopyLinkButton({ url, slug, variant = 'ghost' }: { url: string; 
           }
         }}
       >
-        {text}
+        {compact ? null : text}
       </Button>
       <span className="visually-hidden" role="status" aria-live="polite">
         {state === 'copied' ? `Copied ${url}` : state === 'failed' ? 'Copy failed; select the short URL and copy it by hand' : ''}

@@ -160,7 +160,11 @@ export function LinkFormDialog({
                 >
                   <input className="input" type="password" autoComplete="new-password" maxLength={128} disabled={values.removePassword} {...text('password')} />
                 </Field>
-                <Field label="Redirect status" error={errors.redirectStatus}>
+                <Field
+                  label="Redirect status"
+                  error={errors.redirectStatus}
+                  hint={redirectStatuses.find((s) => s.value === values.redirectStatus)?.hint}
+                >
                   <select className="select" value={values.redirectStatus} onChange={(e) => set('redirectStatus', e.target.value)}>
                     {redirectStatuses.map((s) => (
                       <option key={s.value} value={s.value}>

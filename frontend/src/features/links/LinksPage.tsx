@@ -217,81 +217,101 @@ export default function LinksPage() {
             </EmptyState>
           )
         ) : (
-          <Table label="Short links">
-            <thead>
-              <tr>
-                <th scope="col">Link</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Tags</th>
-                <th scope="col" className={tableStyles.right}>
-                  Clicks
-                </th>
-                <th scope="col">Created</th>
-                <th scope="col" className={tableStyles.right}>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((l) => (
-                <tr key={l.id}>
-                  <td className={styles.linkCell}>
-                    <Link to={`/api/links/${l.id}`} className={styles.slug}>
-                      {l.title || l.slug}
-                    </Link>
-                    <div className={styles.shortUrl}>
-                      <span className="mono">{withoutScheme(l.shortUrl)}</span>
-                      <LinkStatusBadge link={l} quiet />
-                    </div>
-                  </td>
-                  <td className={styles.destCell}>
-                    <span className={styles.dest} title={l.url}>
-                      {withoutScheme(l.url)}
-                    </span>
-                  </td>
-                  <td>
-                    <span className={styles.tags}>
-                      {l.tags.map((t) => (
-                        <button
-                          key={t}
-                          type="button"
-                          className={styles.tagButton}
-                          aria-pressed={filters.tag === t}
-                          aria-label={`Show links tagged ${t}`}
-                          onClick={() => pickTag(filters.tag === t ? '' : t)}
-                        >
-                          <Badge tone={filters.tag === t ? 'blue' : 'neutral'}>{t}</Badge>
-                        </button>
-                      ))}
-                    </span>
-                  </td>
-                  <td className={`${tableStyles.right} ${styles.clicks}`}>
-                    {l.clicks.toLocaleString('en')}
-                  </td>
-                  <td>
-                    <Time iso={l.createdAt} relative />
-                  </td>
-                  <td className={tableStyles.right}>
-                    <div className={styles.rowActions}>
-                      <CopyLinkButton url={l.shortUrl} slug={l.slug} />
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        icon={l.archived ? <ArchiveRestore size={14} aria-hidden="true" /> : <Archive size={14} aria-hidden="true" />}
-                        aria-label={`${l.archived ? 'Restore' : 'Archive'} ${l.slug}`}
-                        onClick={() => setArchiving(l)}
-                      >
-                        {l.archived ? 'Restore' : 'Archive'}
-                      </Button>
-                      <Button size="sm" variant="ghost" icon={<Trash2 size={14} aria-hidden="true" />} aria-label={`Delete ${l.slug}`} onClick={() => setDeleting(l)}>
-                        Delete
-                      </Button>
-                    </div>
-                  </td>
+          <div className={styles.listTable}>
+            <Table label="Short links">
+              {/* Fixed column widths: long titles, URLs and tags are cut with an ellipsis (the full text
+                  is in a tooltip) instead of widening the table past its card. */}
+              <colgroup>
+                <col />
+                <col />
+                <col className={styles.colTags} />
+                <col className={styles.colClicks} />
+                <col className={styles.colCreated} />
+                <col className={styles.colActions} />
+              </colgroup>
+              <thead>
+                <tr>
+                  <th scope="col">Link</th>
+                  <th scope="col">Destination</th>
+                  <th scope="col">Tags</th>
+                  <th scope="col" className={tableStyles.right}>
+                    Clicks
+                  </th>
+                  <th scope="col">Created</th>
+                  <th scope="col" className={`${tableStyles.right} ${styles.actionsCell}`}>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </Table>
+              </thead>
+              <tbody>
+                {list.map((l) => (
+                  <tr key={l.id}>
+                    <td className={styles.linkCell}>
+                      <Link to={`/api/links/${l.id}`} className={`${styles.slug} ${styles.truncate}`} title={l.title || l.slug}>
+                        {l.title || l.slug}
+                      </Link>
+                      <div className={styles.shortUrl}>
+                        <span className={`mono ${styles.truncate}`} title={l.shortUrl}>
+                          {withoutScheme(l.shortUrl)}
+                        </span>
+                        <LinkStatusBadge link={l} quiet />
+                      </div>
+                    </td>
+                    <td className={styles.destCell}>
+                      <span className={styles.dest} title={l.url}>
+                        {withoutScheme(l.url)}
+                      </span>
+                    </td>
+                    <td>
+                      <span className={`${styles.tags} ${styles.tagList}`}>
+                        {l.tags.map((t) => (
+                          <button
+                            key={t}
+                            type="button"
+                            className={styles.tagButton}
+                            aria-pressed={filters.tag === t}
+                            aria-label={`Show links tagged ${t}`}
+                            title={t}
+                            onClick={() => pickTag(filters.tag === t ? '' : t)}
+                          >
+                            <Badge tone={filters.tag === t ? 'blue' : 'neutral'}>{t}</Badge>
+                          </button>
+                        ))}
+                      </span>
+                    </td>
+                    <td className={`${tableStyles.right} ${styles.clicks}`}>
+                      {l.clicks.toLocaleString('en')}
+                    </td>
+                    <td className={styles.created}>
+                      <Time iso={l.createdAt} relative />
+                    </td>
+                    <td className={`${tableStyles.right} ${styles.actionsCell}`}>
+                      {/* Icon buttons, named by aria-label and explained by a tooltip, so the row fits. */}
+                      <div className={styles.rowActions}>
+                        <CopyLinkButton url={l.shortUrl} slug={l.slug} compact />
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          icon={l.archived ? <ArchiveRestore size={14} aria-hidden="true" /> : <Archive size={14} aria-hidden="true" />}
+                          aria-label={`${l.archived ? 'Restore' : 'Archive'} ${l.slug}`}
+                          title={l.archived ? 'Restore' : 'Archive'}
+                          onClick={() => setArchiving(l)}
+                        />
+                        <Button
+                          size="sm"
+                          variant="ghost"
+                          icon={<Trash2 size={14} aria-hidden="true" />}
+                          aria-label={`Delete ${l.slug}`}
+                          title="Delete"
+                          onClick={() => setDeleting(l)}
+                        />
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          </div>
         )}
         {(cursors.length > 1 || result.data?.links.hasMore) && (
           <nav className={styles.pager} aria-label="Pages of links">

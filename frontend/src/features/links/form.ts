@@ -44,11 +44,12 @@ export const advancedFields: (keyof LinkFormValues)[] = [
   'androidUrl',
 ];
 
+/** Short labels, so the select shows them whole in a half-width column; the hint explains the chosen one. */
 export const redirectStatuses = [
-  { value: '302', label: '302 Found (temporary, the default)' },
-  { value: '301', label: '301 Moved permanently (browsers may cache it)' },
-  { value: '307', label: '307 Temporary redirect (keeps the method)' },
-  { value: '308', label: '308 Permanent redirect (keeps the method)' },
+  { value: '302', label: '302 Found (default)', hint: 'Temporary: browsers ask again on every visit.' },
+  { value: '301', label: '301 Moved permanently', hint: 'Permanent: browsers may cache it, so a later change may not reach returning visitors.' },
+  { value: '307', label: '307 Temporary redirect', hint: 'Temporary, and keeps the request method (a POST stays a POST).' },
+  { value: '308', label: '308 Permanent redirect', hint: 'Permanent, and keeps the request method; browsers may cache it.' },
 ];
 
 const pad = (n: number) => String(n).padStart(2, '0');
