@@ -1,0 +1,135 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+)
+
+// checkKeys refuses a body whose object keys are not exactly the fields of dst, at any
+// depth, naming the key by its whole path ("utm.foo", "links[3].colour"). encoding/json
+// matches keys without regard to case and reports an unknown nested key by its last name
+// alone; a typo ("URL", "Max_Clicks") must not pass silently, and the error must say where
+// it is. A body that is not valid JSON is left to the decoder's own errors.
+func checkKeys(body []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return walkKeys(v, reflect.TypeOf(dst), "")
+}
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+func walkKeys(v any, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshaler) || t.Kind() == reflect.Interface {
+		return nil // its own decoding, or anything goes
+	}
+	switch val := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(val))
+		for k := range val {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			sub := join(path, k)
+			var ft reflect.Type
+			switch t.Kind() {
+			case reflect.Struct:
+				f, ok := fieldsOf(t)[k]
+				if !ok {
+					return unknownKey(sub, k, t)
+				}
+				ft = f
+			case reflect.Map:
+				ft = t.Elem()
+			default:
+				return nil // a type error: the decoder names it
+			}
+			if err := walkKeys(val[k], ft, sub); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return nil
+		}
+		for i, e := range val {
+			if err := walkKeys(e, t.Elem(), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func unknownKey(path, key string, t reflect.Type) error {
+	for name := range fieldsOf(t) {
+		if strings.EqualFold(name, key) {
+			return domain.Invalid(path, "unknown field %q (did you mean %q? names are case-sensitive)", key, name)
+		}
+	}
+	return domain.Invalid(path, "unknown field %q", key)
+}
+
+var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+
+// fieldsOf maps a struct's JSON names to their types, embedded structs' fields included,
+// as encoding/json names them.
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			et := ft
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				for n, typ := range fieldsOf(et) {
+					if _, ok := out[n]; !ok {
+						out[n] = typ
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = ft
+	}
+	fieldCache.Store(t, out)
+	return out
+}
