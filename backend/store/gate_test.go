@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"testing"
 	"time"
@@ -90,4 +91,30 @@ func TestPoolExhaustionIsUnavailable(t *testing.T) {
 			t.Fatalf("a transaction once connections are free: %v", err)
 		}
 	})
+}
+
+// A statement PostgreSQL cancels because the request's context ended (a client gone, a
+// server shutting down) is unavailable, not an internal error: lib/pq reports the server's
+// 57014 rather than the context's error.
+func TestCancelledStatementIsUnavailable(t *testing.T) {
+	s := storetest.Open(t, store.Postgres)
+	locker, err := sql.Open("postgres", s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	tx, err := locker.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("LOCK TABLE events IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err = s.EventsByIDs(ctx, []string{"evt_x"})
+	if !domain.IsCode(err, domain.CodeUnavailable) {
+		t.Fatalf("a statement cancelled with its context: %v (code %v), want unavailable", err, domain.ErrorOf(err).Code)
+	}
 }

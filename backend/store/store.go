@@ -419,7 +419,10 @@ func (s *Store) mapErr(err error) error {
 			return &domain.Error{Code: domain.CodeConflict, Message: "already exists", Err: err}
 		}
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	// 57014 is PostgreSQL's answer to a cancelled statement: lib/pq cancels on the server
+	// when the request's context ends (a client gone, a server shutting down) and reports
+	// that rather than the context's error.
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || (pqErr != nil && pqErr.Code == "57014") {
 		return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: err}
 	}
 	if unreachable(err) {

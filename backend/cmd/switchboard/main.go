@@ -280,6 +280,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		metricsSrv.Close() // after the main server, so a last scrape can see the drain
 	}
 	a.Close()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errors.New("shutdown: requests still running after 20s were cut off (their clients get no answer)")
+	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
