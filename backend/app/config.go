@@ -268,13 +268,15 @@ func (c Config) Validate() error {
 		}
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
 	}
-	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+	_, _, addrErr := net.SplitHostPort(c.Addr)
+	if addrErr != nil {
 		bad("SWITCHBOARD_ADDR", "%q is not host:port (for example :8080 or 127.0.0.1:8080)", c.Addr)
 	}
 	if c.DatabaseURL == "" {
 		bad("DATABASE_URL", "empty")
 	}
-	if err := checkOrigin(c.BaseURL); err != nil {
+	// A base URL derived from a bad address would only repeat the address's mistake.
+	if err := checkOrigin(c.BaseURL); err != nil && (addrErr == nil || c.BaseURL != BaseURLFor(c.Addr)) {
 		bad("SWITCHBOARD_BASE_URL", "%q %v", c.BaseURL, err)
 	}
 	if math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) || c.RateLimit <= 0 {

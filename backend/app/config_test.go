@@ -158,6 +158,10 @@ func TestFromEnvEdgeValues(t *testing.T) {
 		}
 	}
 
+	// A bad address is reported once, not again through the base URL derived from it.
+	if _, err := from(map[string]string{"SWITCHBOARD_ADDR": "foo"}); err == nil || strings.Contains(err.Error(), "SWITCHBOARD_BASE_URL") {
+		t.Fatalf("SWITCHBOARD_ADDR=foo: %v", err)
+	}
 	// Every problem is reported at once, so an operator fixes them in one go.
 	_, err = from(map[string]string{"SWITCHBOARD_RATE_BURST": "0", "SWITCHBOARD_WEBHOOK_WORKERS": "-3"})
 	if err == nil || !strings.Contains(err.Error(), "SWITCHBOARD_RATE_BURST") || !strings.Contains(err.Error(), "SWITCHBOARD_WEBHOOK_WORKERS") {
