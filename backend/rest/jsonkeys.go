@@ -93,42 +93,15 @@ func unknownKey(path, key string, t reflect.Type) error {
 
 var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
 
-// fieldsOf maps a struct's JSON names to their types, embedded structs' fields included,
-// as encoding/json names them.
+// fieldsOf maps a struct's JSON names to their types (jsonFields, the one reading of
+// struct fields the OpenAPI document also uses), cached per type.
 func fieldsOf(t reflect.Type) map[string]reflect.Type {
 	if f, ok := fieldCache.Load(t); ok {
 		return f.(map[string]reflect.Type)
 	}
 	out := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		ft := f.Type
-		if f.Anonymous && name == "" {
-			et := ft
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct {
-				for n, typ := range fieldsOf(et) {
-					if _, ok := out[n]; !ok {
-						out[n] = typ
-					}
-				}
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = ft
+	for _, f := range jsonFields(t) {
+		out[f.name] = f.typ
 	}
 	fieldCache.Store(t, out)
 	return out
