@@ -5,10 +5,23 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"golang.org/x/crypto/argon2"
 )
+
+// argon2Slots bounds how many argon2id computations (hashes and checks, of account and
+// short-link passwords alike) run at once: half the cores. Each is deliberately costly, and a
+// crowd of sign-ins or password guesses must not take the cores that redirects and API
+// calls need; the rest wait their turn.
+var argon2Slots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+func argon2ID(password, salt []byte, t, m uint32, p uint8, n uint32) []byte {
+	argon2Slots <- struct{}{}
+	defer func() { <-argon2Slots }()
+	return argon2.IDKey(password, salt, t, m, p, n)
+}
 
 // hashPassword returns an argon2id hash in the PHC string format, so the cost can be raised
 // later without breaking stored hashes.
@@ -16,7 +29,7 @@ func (u *Users) hashPassword(password string) string {
 	salt := make([]byte, 16)
 	_, _ = rand.Read(salt)
 	m, t := u.s.cfg.Argon2MemoryKiB, u.s.cfg.Argon2Time
-	key := argon2.IDKey([]byte(password), salt, t, m, 1, 32)
+	key := argon2ID([]byte(password), salt, t, m, 1, 32)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=1$%s$%s", argon2.Version, m, t,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))
 }
@@ -37,7 +50,7 @@ func checkPassword(hash, password string) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	got := argon2.IDKey([]byte(password), salt, t, m, p, uint32(len(want)))
+	got := argon2ID([]byte(password), salt, t, m, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
 

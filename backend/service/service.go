@@ -116,7 +116,7 @@ const (
 func New(st *store.Store, cfg Config) *Service {
 	cfg.defaults()
 	s := &Service{cfg: cfg, store: st, bus: events.NewBus(), log: cfg.Logger, box: newSecretBox(cfg.SecretsKey)}
-	s.Users = &Users{s: s, throttle: newThrottle(cfg.Clock)}
+	s.Users = &Users{s: s, throttle: NewThrottle(cfg.Clock)}
 	s.Workspaces = &Workspaces{s: s}
 	s.Keys = newKeys(s)
 	s.Models = &Models{s: s, catalog: cfg.Models}

@@ -7,9 +7,10 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
-// throttle counts failures per key in a fixed window. It lives in process memory: with
-// several replicas each one counts on its own (documented in docs/operations.md).
-type throttle struct {
+// Throttle counts failures per key in a fixed window (sign-ins, short-link passwords). It
+// lives in process memory: with several replicas each one counts on its own (documented in
+// docs/operations.md).
+type Throttle struct {
 	clock domain.Clock
 	mu    sync.Mutex
 	hits  map[string]*window
@@ -20,23 +21,29 @@ type window struct {
 	n     int
 }
 
-func newThrottle(c domain.Clock) *throttle {
-	return &throttle{clock: c, hits: map[string]*window{}}
+// NewThrottle returns an empty throttle on clock c.
+func NewThrottle(c domain.Clock) *Throttle {
+	return &Throttle{clock: c, hits: map[string]*window{}}
 }
 
-// blocked reports whether key has reached limit failures in the current window.
-func (t *throttle) blocked(key string, limit int, win time.Duration) bool {
+// Blocked reports whether key has reached limit failures in the current window.
+func (t *Throttle) Blocked(key string, limit int, win time.Duration) bool {
+	return t.RetryAfter(key, limit, win) > 0
+}
+
+// RetryAfter is how long key stays blocked (0: it is not).
+func (t *Throttle) RetryAfter(key string, limit int, win time.Duration) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	w := t.hits[key]
-	if w == nil || t.clock.Now().Sub(w.start) >= win {
-		return false
+	if w == nil || w.n < limit {
+		return 0
 	}
-	return w.n >= limit
+	return max(win-t.clock.Now().Sub(w.start), 0)
 }
 
-// fail records a failure for key.
-func (t *throttle) fail(key string, win time.Duration) {
+// Fail records a failure for key.
+func (t *Throttle) Fail(key string, win time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.clock.Now()
@@ -55,8 +62,8 @@ func (t *throttle) fail(key string, win time.Duration) {
 	w.n++
 }
 
-// reset forgets key's failures (after a successful sign-in).
-func (t *throttle) reset(key string) {
+// Reset forgets key's failures (after a success).
+func (t *Throttle) Reset(key string) {
 	t.mu.Lock()
 	delete(t.hits, key)
 	t.mu.Unlock()

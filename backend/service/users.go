@@ -19,7 +19,7 @@ import (
 // Users signs console users up, in and out, and resolves their sessions.
 type Users struct {
 	s         *Service
-	throttle  *throttle
+	throttle  *Throttle
 	dummyOnce sync.Once
 	dummyHash string
 }
@@ -94,8 +94,8 @@ func (u *Users) SignIn(ctx context.Context, in SignInInput, client ClientInfo) (
 	}
 	cfg := u.s.cfg
 	acctKey, ipKey := "acct:"+email, "ip:"+client.IP
-	if u.throttle.blocked(acctKey, cfg.SignInLimit, cfg.SignInWindow) ||
-		(client.IP != "" && u.throttle.blocked(ipKey, 5*cfg.SignInLimit, cfg.SignInWindow)) {
+	if u.throttle.Blocked(acctKey, cfg.SignInLimit, cfg.SignInWindow) ||
+		(client.IP != "" && u.throttle.Blocked(ipKey, 5*cfg.SignInLimit, cfg.SignInWindow)) {
 		return domain.User{}, "", errTooManyAttempts
 	}
 	user, err := u.s.store.UserByEmail(ctx, email)
@@ -109,11 +109,11 @@ func (u *Users) SignIn(ctx context.Context, in SignInInput, client ClientInfo) (
 		hash = u.dummyHash
 	}
 	if !checkPassword(hash, in.Password) || err != nil {
-		u.throttle.fail(acctKey, cfg.SignInWindow)
-		u.throttle.fail(ipKey, cfg.SignInWindow)
+		u.throttle.Fail(acctKey, cfg.SignInWindow)
+		u.throttle.Fail(ipKey, cfg.SignInWindow)
 		return domain.User{}, "", errBadCredentials
 	}
-	u.throttle.reset(acctKey)
+	u.throttle.Reset(acctKey)
 	token, err := u.newSession(ctx, user.ID)
 	return user, token, err
 }

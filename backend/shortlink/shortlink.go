@@ -20,7 +20,6 @@ const maxForm = 4 << 10
 
 // Handler serves visits of the slug that follows prefix in the path ("/l/" or "/").
 func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
-	guard := newPasswordGuard()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		slug, ok := strings.CutPrefix(r.URL.Path, prefix)
 		h := w.Header()
@@ -43,13 +42,6 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 				return
 			}
 			v.Password = r.PostForm.Get("password")
-			release, retry, ok := guard.enter(r.Context(), slug, v.IP)
-			if !ok {
-				h.Set("Retry-After", strconv.Itoa(int(math.Ceil(retry.Seconds()))))
-				page(w, http.StatusTooManyRequests, tooMany, nil)
-				return
-			}
-			defer release()
 		default:
 			h.Set("Allow", "GET, HEAD, POST")
 			page(w, http.StatusMethodNotAllowed, notAllowed, nil)
@@ -76,6 +68,9 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 				status = http.StatusUnauthorized
 			}
 			page(w, status, password, map[string]any{"Wrong": out.WrongPassword, "Title": out.Title})
+		case links.TooManyTries:
+			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(out.RetryAfter.Seconds()))))
+			page(w, http.StatusTooManyRequests, tooMany, nil)
 		}
 	})
 }

@@ -17,9 +17,10 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
-// Password guesses are limited per visitor and link: five at once, then 429 with
-// Retry-After, while another visitor still gets to try; the page's policy lets the right
-// password's redirect leave for the target's origin.
+// Wrong passwords are limited per visitor and link: five a minute, then 429 with
+// Retry-After (even for the right one), while another visitor still gets to try and a right
+// password forgives earlier mistakes; the page's policy lets the right password's redirect
+// leave for the target's origin.
 func TestPasswordTriesAreLimited(t *testing.T) {
 	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
 	owner := servicetest.NewOwner(t, svc)
@@ -51,6 +52,17 @@ func TestPasswordTriesAreLimited(t *testing.T) {
 	w = try("198.51.100.9", pw)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != target {
 		t.Fatalf("another visitor with the password: %d %q, want 303 to the target", w.Code, w.Header().Get("Location"))
+	}
+	for range 4 {
+		try("192.0.2.44", "guess")
+	}
+	if w := try("192.0.2.44", pw); w.Code != http.StatusSeeOther {
+		t.Fatalf("the right password after four mistakes: %d, want 303", w.Code)
+	}
+	for i := range 4 {
+		if w := try("192.0.2.44", "guess"); w.Code != http.StatusUnauthorized {
+			t.Fatalf("mistake %d after a success: %d, want 401 (the success forgave the earlier ones)", i+1, w.Code)
+		}
 	}
 	page := try("198.51.100.10", "guess")
 	if csp := page.Header().Get("Content-Security-Policy"); strings.Contains(csp, "form-action") || !strings.Contains(csp, "default-src 'none'") {

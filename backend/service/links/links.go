@@ -51,6 +51,8 @@ type Links struct {
 	dayKey   atomic.Pointer[visitorKey]
 	// reserving makes the max_clicks reservations of one link take turns (redirect.go).
 	reserving [64]sync.Mutex
+	// tries counts wrong passwords per link and visitor (redirect.go).
+	tries *service.Throttle
 }
 
 // New returns the short-link service over the platform service s. Start the click writer
@@ -65,7 +67,7 @@ func New(s *service.Service, cfg Config) *Links {
 	if cfg.BufferSize <= 0 {
 		cfg.BufferSize = 1 << 16
 	}
-	l := &Links{s: s, st: s.Store(), cfg: cfg, log: s.Logger(), cache: newSlugCache()}
+	l := &Links{s: s, st: s.Store(), cfg: cfg, log: s.Logger(), cache: newSlugCache(), tries: service.NewThrottle(s.Clock())}
 	l.clk = newClickWriter(l)
 	// A link changed on any replica drops its slug from every replica's cache.
 	s.OnInvalidate("link", l.cache.drop)

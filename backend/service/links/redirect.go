@@ -130,10 +130,19 @@ type Visit struct {
 
 // Outcome kinds of a visit.
 const (
-	Redirect = iota // Status and Location
-	NotFound        // no such link: a 404 page
-	Gone            // expired or exhausted, without expired_url: a 410 page
-	Password        // a password page (WrongPassword after a failed try)
+	Redirect     = iota // Status and Location
+	NotFound            // no such link: a 404 page
+	Gone                // expired or exhausted, without expired_url: a 410 page
+	Password            // a password page (WrongPassword after a failed try)
+	TooManyTries        // too many wrong passwords from this visitor: a 429 page, RetryAfter
+)
+
+// Wrong passwords are limited per visitor (IP) and link: passwordTries in passwordWindow,
+// then the visitor waits for the window to end. (Each check is a costly hash, and the
+// service runs only a few at once: see service.argon2Slots.)
+const (
+	passwordTries  = 5
+	passwordWindow = time.Minute
 )
 
 // Outcome is what the redirect handler answers.
@@ -143,6 +152,7 @@ type Outcome struct {
 	Location      string
 	WrongPassword bool
 	Title         string
+	RetryAfter    time.Duration // TooManyTries: until the visitor may try again
 }
 
 // Visit decides where a visitor goes and records the click (without waiting for its write;
@@ -171,9 +181,15 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 		if v.Method != "POST" {
 			return Outcome{Kind: Password, Title: link.Title}, nil
 		}
+		key := link.ID + " " + v.IP
+		if wait := l.tries.RetryAfter(key, passwordTries, passwordWindow); wait > 0 {
+			return Outcome{Kind: TooManyTries, RetryAfter: wait, Title: link.Title}, nil
+		}
 		if !service.CheckSecret(link.PasswordHash, v.Password) {
+			l.tries.Fail(key, passwordWindow)
 			return Outcome{Kind: Password, WrongPassword: true, Title: link.Title}, nil
 		}
+		l.tries.Reset(key)
 		status = 303 // the answer to a form post: the browser GETs the target
 	}
 	ua := l.agents.get(v.UserAgent)
