@@ -265,7 +265,7 @@ func clearNulls(in *links.Input, sent map[string]json.RawMessage, param string) 
 		case "utm":
 			in.UTM = &domain.UTM{}
 		case "redirect_status":
-			in.RedirectStatus = ptr(302)
+			in.RedirectStatus = ptr(links.DefaultRedirectStatus)
 		case "archived":
 			in.Archived = ptr(false)
 		}

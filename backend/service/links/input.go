@@ -27,6 +27,9 @@ const (
 	MaxBulk             = 100
 )
 
+// DefaultRedirectStatus is a link's redirect status unless it sets another.
+const DefaultRedirectStatus = 302
+
 // Input is a link's fields. On create, nil fields take their defaults; on update, nil
 // fields are kept, and a pointer to the zero value clears an optional field ("" clears
 // expired_url, a zero time expires_at, 0 max_clicks, "" the password).

@@ -49,7 +49,7 @@ func (l *Links) create(ctx context.Context, c service.Change, in Input, param st
 		return domain.Link{}, domain.Invalid(param+"url", "url is required")
 	}
 	sl := store.StoredLink{Link: domain.Link{ID: domain.NewID(domain.PrefixLink), WorkspaceID: c.WorkspaceID,
-		RedirectStatus: 302, Tags: []string{}, CreatedAt: c.Now, UpdatedAt: c.Now}}
+		RedirectStatus: DefaultRedirectStatus, Tags: []string{}, CreatedAt: c.Now, UpdatedAt: c.Now}}
 	if err := l.apply(&sl, in, c.Now, param, l.s.HashSecret); err != nil {
 		return domain.Link{}, err
 	}
