@@ -153,7 +153,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_RETENTION_AUTOMATION", "", "720h", "how long inbound automation calls and finished action runs are kept; 0 = forever"},
 	{"SWITCHBOARD_RETENTION_FAILED_JOBS", "", "720h", "how long failed jobs (failed inbound channel callbacks among them) are kept; 0 = forever"},
 	{"SWITCHBOARD_RETENTION_IDEMPOTENCY", "", "24h", "how long Idempotency-Key records are kept; 0 = forever, else at least 24h"},
-	{"SWITCHBOARD_RETENTION_INTERVAL", "", "10m", "how often the retention job prunes (one replica at a time)"},
+	{"SWITCHBOARD_RETENTION_INTERVAL", "", "10m", "how often the retention job prunes (one replica at a time; 1m to 24h)"},
 	{"SWITCHBOARD_SECRETS_KEY", "", "", "random string of at least 16 characters; encrypts secrets at rest (AES-256-GCM: webhook signing secrets, channel tokens and app secrets, callback tokens) and derives the key that signs media URLs, so every replica must share it. Keep it stable: changing it makes stored secrets unreadable"},
 	{"SWITCHBOARD_LOG_LEVEL", "", "info", "debug, info, warn or error"},
 	{"SWITCHBOARD_LOG_FORMAT", "", "json", "json or text"},
