@@ -8,12 +8,13 @@
 #     same run, loaded identically, the order alternating each round: sbbaseline -redirect, a
 #     bare net/http handler answering the same 302 with the same Location, Cache-Control and
 #     X-Robots-Tag. Each run is followed by a wait until the link's click count stops rising
-#     (the buffered click writer catching up), so that the writes of one run never fall on the
-#     next; the server's CPU per request is counted over the run and that wait (each redirect's
-#     click write included). Then the clicks recorded (GET /api/v1/links/{id}) are compared
-#     with the requests wrk completed and the redirects in the access log: the difference is
-#     clicks dropped because the writer's buffer was full (DroppedClicks, which neither the
-#     logs nor the metrics show).
+#     (the buffered click writer catching up) and, on PostgreSQL, until the database is idle
+#     again (autovacuum and checkpoints after a million rows take seconds), so that the work
+#     of one run never falls on the next; the server's CPU per request, and PostgreSQL's, are
+#     counted over the run and those waits (each redirect's click write included). Then the
+#     clicks recorded (GET /api/v1/links/{id}) are compared with the requests wrk completed
+#     and the redirects in the access log: the difference is clicks dropped because the
+#     writer's buffer was full (switchboard_link_clicks_dropped_total).
 #  2. Redirect latency at a fixed rate (RATE: requests a second, or "half", half the median
 #     Switchboard rate of step 1; several values run in turn): sbrate sends GETs on a
 #     schedule over CONNS keep-alive connections for LATENCY_TIME and prints p50/p99/max
@@ -60,6 +61,27 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_up() { for _ in $(seq 200); do curl -fs "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "bench-links: $1 did not answer" >&2; exit 1; }
 hz="$(getconf CLK_TCK 2>/dev/null || echo 100)"
 ticks() { [[ -r /proc/$1/stat ]] && awk '{print $14 + $15}' "/proc/$1/stat" || echo 0; }
+# The database's CPU ticks so far (PostgreSQL: every postgres process's own, plus its finished
+# children's, which the postmaster collects: autovacuum workers, ended sessions); 0 for SQLite,
+# whose writes are the server's own CPU.
+db_ticks() {
+	[[ $1 == postgres ]] || { echo 0; return; }
+	local t=0 p
+	for p in $(pgrep -x postgres); do t=$((t + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat" 2>/dev/null || echo 0))); done
+	echo "$t"
+}
+# db_quiet waits (up to 60 s) until the database uses under 5 % of a core: the work the clicks
+# left it (autovacuum, checkpoints) is Switchboard's, and must not fall on the baseline's run.
+db_quiet() {
+	[[ $1 == postgres ]] || return 0
+	local a b
+	for _ in $(seq 120); do
+		a="$(db_ticks postgres)"
+		sleep 0.5
+		b="$(db_ticks postgres)"
+		((b - a > hz / 40)) || return 0
+	done
+}
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 load() { # url → wrk's report (fails on a 4xx/5xx answer or a socket error)
@@ -150,8 +172,9 @@ bench_db() { # sqlite|postgres
 	n="$(load 2s "$sb/l/bench" | awk '/requests in/ {print $1}')"
 	served=$((served + n))
 	settle "$bench_id"
-	printf '%-6s %12s %14s %7s %26s %9s\n' round "baseline/s" "switchboard/s" ratio "CPU µs/req base, sb(+click)" "drain s"
-	local ratios=() rates=() i side b s bc sc t0 r drain
+	db_quiet "$kind"
+	printf '%-6s %12s %14s %7s %34s %9s\n' round "baseline/s" "switchboard/s" ratio "CPU µs/req base, sb(+click), db" "drain s"
+	local ratios=() rates=() i side b s bc sc dc t0 d0 r drain
 	for i in $(seq "$ROUNDS"); do
 		for side in $( ((i % 2)) && echo "base sb" || echo "sb base"); do
 			if [[ $side == base ]]; then
@@ -162,19 +185,22 @@ bench_db() { # sqlite|postgres
 				bc="$(awk -v t="$(($(ticks "$base_pid") - t0))" -v n="$n" -v hz="$hz" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
 			else
 				t0="$(ticks "$sb_pid")"
+				d0="$(db_ticks "$kind")"
 				out="$(load "$DURATION" "$sb/l/bench")"
 				s="$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")"
 				n="$(awk '/requests in/ {print $1}' <<<"$out")"
 				served=$((served + n))
 				settle "$bench_id"
 				drain=$SETTLE
+				db_quiet "$kind"
 				sc="$(awk -v t="$(($(ticks "$sb_pid") - t0))" -v n="$n" -v hz="$hz" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
+				dc="$(awk -v t="$(($(db_ticks "$kind") - d0))" -v n="$n" -v hz="$hz" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
 			fi
 		done
 		r="$(awk -v s="$s" -v b="$b" 'BEGIN {printf "%.2f", s / b}')"
 		ratios+=("$r")
 		rates+=("$s")
-		printf '%-6s %12s %14s %7s %26s %9s\n' "$i" "$b" "$s" "$r" "$bc, $sc" "$drain"
+		printf '%-6s %12s %14s %7s %34s %9s\n' "$i" "$b" "$s" "$r" "$bc, $sc, $dc" "$drain"
 	done
 	echo "median ratio switchboard/baseline: $(printf '%s\n' "${ratios[@]}" | median) (target >= 0.8)"
 	settle "$bench_id"
@@ -188,6 +214,7 @@ bench_db() { # sqlite|postgres
 		"$tmp/sbrate" -label "switchboard GET /l/paced" -url "$sb/l/paced" -rate "$rate" -duration "$LATENCY_TIME" -conns "$CONNS"
 		settle "$paced_id"
 		echo "  (clicks recorded on /l/paced so far: $CLICKS; the click writer caught up ${SETTLE}s after the run)"
+		db_quiet "$kind"
 		"$tmp/sbrate" -label "baseline redirect       " -url "$base/l/paced" -rate "$rate" -duration "$LATENCY_TIME" -conns "$CONNS"
 	done
 

@@ -250,10 +250,25 @@ func TestLinksBulkRepeatedIDs(t *testing.T) {
 	if bad["param"] != "ids" || !strings.Contains(bad["message"].(string), id) {
 		t.Fatalf("repeated DELETE: %v", bad)
 	}
+	// The same link named once by id and once by its external id is a repeat too.
+	e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"external_id": "crm-1"}).want(t, 200)
+	bad = e.do("PATCH", "/api/v1/links/bulk", secret, map[string]any{"links": []any{
+		map[string]any{"id": other, "title": "O"}, map[string]any{"id": id, "title": "A"}, map[string]any{"id": "ext_crm-1", "title": "B"},
+	}}).wantError(t, 400, "validation_failed")
+	if bad["param"] != "links[2].id" || !strings.Contains(bad["message"].(string), "links[1]") {
+		t.Fatalf("PATCH by id and ext_: %v", bad)
+	}
+	bad = e.do("DELETE", "/api/v1/links/bulk?ids=ext_crm-1,"+id, secret, nil).wantError(t, 400, "validation_failed")
+	if bad["param"] != "ids" || !strings.Contains(bad["message"].(string), "ids[1]") || !strings.Contains(bad["message"].(string), "ids[0]") {
+		t.Fatalf("DELETE by ext_ and id: %v", bad)
+	}
 	if got := e.do("GET", "/api/v1/links/"+id, secret, nil).want(t, 200).json(t)["title"]; got != "T" {
 		t.Fatalf("title %v after refused calls", got)
 	}
-	if n := len(e.do("GET", "/api/v1/events?type=link.updated,link.deleted", secret, nil).want(t, 200).json(t)["data"].([]any)); n != 0 {
+	if got := e.do("GET", "/api/v1/links/"+other, secret, nil).want(t, 200).json(t)["title"]; got != "" && got != nil {
+		t.Fatalf("other's title %v after a refused call", got)
+	}
+	if n := len(e.do("GET", "/api/v1/events?type=link.updated,link.deleted", secret, nil).want(t, 200).json(t)["data"].([]any)); n != 1 { // the external id's
 		t.Fatalf("%d events recorded by refused calls", n)
 	}
 

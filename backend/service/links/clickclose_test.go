@@ -34,8 +34,8 @@ func TestCloseWritesEveryBufferedClick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Clicks != int64(n) || l.DroppedClicks() != 0 {
-		t.Fatalf("after a stop the link counts %d clicks (%d dropped), want all %d", got.Clicks, l.DroppedClicks(), n)
+	if got.Clicks != int64(n) || l.DroppedClicks() != 0 || l.WrittenClicks() != int64(n) {
+		t.Fatalf("after a stop the link counts %d clicks (%d written, %d dropped), want all %d", got.Clicks, l.WrittenClicks(), l.DroppedClicks(), n)
 	}
 
 	// The database gone: the stop retries until closeWait, then counts the clicks dropped.
@@ -55,5 +55,37 @@ func TestCloseWritesEveryBufferedClick(t *testing.T) {
 	}
 	if l2.DroppedClicks() != 7 {
 		t.Fatalf("%d clicks counted dropped, want 7", l2.DroppedClicks())
+	}
+}
+
+// Clicks of a link deleted before they are written go with it: they are not counted as
+// written (the metric switchboard_link_clicks_written_total), nor dropped.
+func TestDeletedLinksClicksAreNotCountedWritten(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
+	owner := servicetest.NewOwner(t, svc)
+	l := New(svc, Config{ShortBase: "http://sb.test/l"})
+	target := "https://example.com/"
+	gone, err := l.Create(ctx, owner.Actor, Input{URL: &target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := l.Create(ctx, owner.Actor, Input{URL: &target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ua := l.agents.get("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
+	for range 3 {
+		l.clk.add(l.newClick(gone, Visit{Method: "GET", IP: "203.0.113.9"}, ua, time.Now()))
+	}
+	l.clk.add(l.newClick(kept, Visit{Method: "GET", IP: "203.0.113.9"}, ua, time.Now()))
+	if _, err := l.Delete(ctx, owner.Actor, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w, d := l.WrittenClicks(), l.DroppedClicks(); w != 1 || d != 0 {
+		t.Fatalf("%d clicks counted written and %d dropped, want 1 and 0", w, d)
 	}
 }

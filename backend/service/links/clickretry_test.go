@@ -37,10 +37,10 @@ func TestRetriedClickBatchCountsOnce(t *testing.T) {
 					batch[i] = l.newClick(link, Visit{Method: "GET", IP: "203.0.113.9"}, ua, time.Now())
 				}
 				// The first try stored half the batch (and committed); the batch grew meanwhile.
-				if err := l.writeClicks(ctx, batch[:n/2], false); err != nil {
+				if _, err := l.writeClicks(ctx, batch[:n/2], false); err != nil {
 					t.Fatal(err)
 				}
-				if err := l.writeClicks(ctx, batch, true); err != nil {
+				if _, err := l.writeClicks(ctx, batch, true); err != nil {
 					t.Fatalf("retry: %v", err)
 				}
 				got, err := l.Get(ctx, owner.Actor, link.ID)

@@ -381,7 +381,7 @@ func (w *clickWriter) write(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	err := w.l.writeClicks(ctx, w.pending, w.failed)
+	stored, err := w.l.writeClicks(ctx, w.pending, w.failed)
 	w.failed = err != nil
 	if err != nil {
 		w.l.log.Error("writing clicks", "clicks", len(w.pending), "err", err)
@@ -391,7 +391,7 @@ func (w *clickWriter) write(ctx context.Context) error {
 		}
 		return err
 	}
-	w.written.Add(int64(len(w.pending)))
+	w.written.Add(int64(stored))
 	w.pending = w.pending[:0]
 	return nil
 }
@@ -400,12 +400,15 @@ func (w *clickWriter) write(ctx context.Context) error {
 // link.clicked event per counted click, in one transaction. Clicks of links deleted
 // meanwhile are dropped with them. retry says an earlier try of the batch failed: clicks it
 // stored after all (its commit's answer lost) are left out, so none is counted twice.
-func (l *Links) writeClicks(ctx context.Context, batch []domain.Click, retry bool) error {
+// It answers how many of the batch's clicks are stored (those of deleted links are not).
+func (l *Links) writeClicks(ctx context.Context, batch []domain.Click, retry bool) (int, error) {
 	ids := map[string]bool{}
 	for _, c := range batch {
 		ids[c.LinkID] = true
 	}
-	return l.st.Tx(ctx, func(tx *store.Tx) error {
+	stored := 0
+	err := l.st.Tx(ctx, func(tx *store.Tx) error {
+		stored = len(batch)
 		if retry {
 			clickIDs := make([]string, len(batch))
 			for i, c := range batch {
@@ -435,6 +438,7 @@ func (l *Links) writeClicks(ctx context.Context, batch []domain.Click, retry boo
 		}
 		for _, c := range batch {
 			if _, ok := existing[c.LinkID]; !ok {
+				stored--
 				continue
 			}
 			live = append(live, c)
@@ -489,4 +493,5 @@ func (l *Links) writeClicks(ctx context.Context, batch []domain.Click, retry boo
 		_, err = l.s.RecordAll(ctx, tx, events)
 		return err
 	})
+	return stored, err
 }

@@ -236,7 +236,7 @@ type BulkUpdate struct {
 // BulkCreate creates up to MaxBulk links, all or none: a refusal names the item
 // ("links[3].url").
 func (l *Links) BulkCreate(ctx context.Context, a service.Actor, ins []Input) ([]domain.Link, error) {
-	return bulk(ctx, l, a, ins, "links", func(c service.Change, in Input, item string) (domain.Link, error) {
+	return bulk(ctx, l, a, ins, "links", nil, func(c service.Change, in Input, item string) (domain.Link, error) {
 		return l.create(ctx, c, in, item+".")
 	})
 }
@@ -248,10 +248,11 @@ func (l *Links) BulkUpdate(ctx context.Context, a service.Actor, ins []BulkUpdat
 	for i, in := range ins {
 		ids[i] = in.ID
 	}
-	if i, j, ok := repeated(ids); ok {
-		return nil, domain.Invalid(fmt.Sprintf("links[%d].id", j), "links[%d].id repeats links[%d].id: a bulk call changes each link once", j, i)
+	once := func(c service.Change) error {
+		return l.eachOnce(ctx, c, ids, "changes", func(j int) string { return fmt.Sprintf("links[%d].id", j) },
+			func(j int) string { return fmt.Sprintf("links[%d].id", j) })
 	}
-	return bulk(ctx, l, a, ins, "links", func(c service.Change, in BulkUpdate, item string) (domain.Link, error) {
+	return bulk(ctx, l, a, ins, "links", once, func(c service.Change, in BulkUpdate, item string) (domain.Link, error) {
 		link, err := l.update(ctx, c, in.ID, in.Input, item+".")
 		return link, notFoundAt(err, item+".id", item+".id")
 	})
@@ -260,36 +261,51 @@ func (l *Links) BulkUpdate(ctx context.Context, a service.Actor, ins []BulkUpdat
 // BulkDelete deletes up to MaxBulk links, all or none. Its only parameter is ?ids=, so its
 // refusals name ids (the message says which one).
 func (l *Links) BulkDelete(ctx context.Context, a service.Actor, ids []string) ([]domain.Link, error) {
-	if i, j, ok := repeated(ids); ok {
-		return nil, domain.Invalid("ids", "ids lists %s twice (ids[%d] and ids[%d]): a bulk call deletes each link once", ids[j], i, j)
+	once := func(c service.Change) error {
+		return l.eachOnce(ctx, c, ids, "deletes", func(int) string { return "ids" },
+			func(j int) string { return fmt.Sprintf("ids[%d]", j) })
 	}
-	return bulk(ctx, l, a, ids, "ids", func(c service.Change, id string, item string) (domain.Link, error) {
+	return bulk(ctx, l, a, ids, "ids", once, func(c service.Change, id string, item string) (domain.Link, error) {
 		link, err := l.delete(ctx, c, id)
 		return link, notFoundAt(err, "ids", item)
 	})
 }
 
-// repeated finds the first value given twice: its first index i and its repeat j.
-func repeated(ids []string) (i, j int, ok bool) {
+// eachOnce refuses a bulk call naming one link twice, by the same id or once by id and once
+// by ext_<external_id>: it compares the links the ids resolve to, before any change. An id
+// naming no link is left for the change itself to refuse.
+func (l *Links) eachOnce(ctx context.Context, c service.Change, ids []string, verb string, param, item func(int) string) error {
 	seen := make(map[string]int, len(ids))
 	for j, id := range ids {
-		if i, dup := seen[id]; dup {
-			return i, j, true
+		key := id
+		if sl, err := l.find(ctx, c.Tx, c.WorkspaceID, id); err == nil {
+			key = sl.ID
+		} else if !domain.IsCode(err, domain.CodeNotFound) {
+			return err
 		}
-		seen[id] = j
+		if i, dup := seen[key]; dup {
+			return domain.Invalid(param(j), "%s names the same link as %s (%s): a bulk call %s each link once", item(j), item(i), key, verb)
+		}
+		seen[key] = j
 	}
-	return 0, 0, false
+	return nil
 }
 
 // bulk runs fn for every item in one transaction: any refusal rolls all back. Every item
 // is tried, so the refusal names the first refused item (param) and lists the others.
-// list is the items' parameter ("links" or "ids"); fn gets each item's name ("links[3]").
-func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, list string, fn func(service.Change, T, string) (domain.Link, error)) ([]domain.Link, error) {
+// list is the items' parameter ("links" or "ids"); check, when given, runs first in the
+// transaction; fn gets each item's name ("links[3]").
+func bulk[T any](ctx context.Context, l *Links, a service.Actor, items []T, list string, check func(service.Change) error, fn func(service.Change, T, string) (domain.Link, error)) ([]domain.Link, error) {
 	if len(items) == 0 || len(items) > MaxBulk {
 		return nil, domain.Invalid(list, "a bulk call takes 1 to %d links", MaxBulk)
 	}
 	var out []domain.Link
 	err := l.s.Mutate(ctx, a, domain.ScopeLinksWrite, func(c service.Change) error {
+		if check != nil {
+			if err := check(c); err != nil {
+				return err
+			}
+		}
 		out = make([]domain.Link, 0, len(items))
 		var first *domain.Error
 		var others []string
