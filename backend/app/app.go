@@ -105,7 +105,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	pruner := retention.New(st, rcfg)
 	engine.Register(pruner.Kind())
 	sender := webhook.New(st, svc.Webhooks, webhook.Config{Policy: policy, Workers: cfg.WebhookWorkers,
-		PerEndpoint: cfg.WebhookPerEndpoint, Logger: log})
+		PerEndpoint: cfg.WebhookPerEndpoint, PerWorkspace: cfg.WebhookPerWorkspace, Logger: log})
 	engine.Register(sender.Kind())
 	blobs, signer, err := mediaStore(ctx, cfg, log)
 	if err != nil {

@@ -39,6 +39,9 @@ const (
 	// DefaultWebhookPerEndpoint is how many deliveries to one endpoint may be in flight at
 	// once, across all replicas.
 	DefaultWebhookPerEndpoint = webhook.DefaultPerEndpoint
+	// DefaultWebhookPerWorkspace is how many deliveries to one workspace's endpoints
+	// together may be in flight at once, across all replicas.
+	DefaultWebhookPerWorkspace = webhook.DefaultPerWorkspace
 	// DefaultAddr is the listen address.
 	DefaultAddr = ":8080"
 	// MinSecretsKeyLen is the shortest SWITCHBOARD_SECRETS_KEY accepted.
@@ -78,6 +81,9 @@ type Config struct {
 	// WebhookPerEndpoint is how many deliveries to one endpoint may be in flight at once,
 	// counted across all replicas (≥ 1).
 	WebhookPerEndpoint int
+	// WebhookPerWorkspace is how many deliveries to one workspace's endpoints together may
+	// be in flight at once, counted across all replicas (≥ 1).
+	WebhookPerWorkspace int
 	// MetricsAddr is the address of the separate listener that serves Prometheus /metrics;
 	// empty means metrics are not served. The main listener never serves them.
 	MetricsAddr string
@@ -133,6 +139,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_WEBHOOK_WORKERS", "", strconv.Itoa(DefaultWebhookWorkers), "webhook deliveries this replica makes at once; 0 = this replica delivers no webhooks (API-only)"},
 	{"SWITCHBOARD_MESSAGE_WORKERS", "", strconv.Itoa(messaging.DefaultWorkers.Send), "message sends this replica makes at once; 0 = this replica sends no messages and applies no channel events (API-only)"},
 	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
+	{"SWITCHBOARD_WEBHOOK_PER_WORKSPACE", "", strconv.Itoa(DefaultWebhookPerWorkspace), "deliveries in flight to one workspace's endpoints together, across all replicas (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
 	{"SWITCHBOARD_DB_MAX_CONNS", "", strconv.Itoa(store.DefaultPoolSize), "PostgreSQL connections per replica (2 to 500; each replica also holds one for notifications)"},
 	{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "", store.DefaultAcquireTimeout.String(), "how long a request waits for a free database connection before it is answered 503 unavailable (10ms to 1m)"},
@@ -198,6 +205,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	parseInt("SWITCHBOARD_GRAPHQL_COMPLEXITY", &c.GraphQLComplexity)
 	parseInt("SWITCHBOARD_WEBHOOK_WORKERS", &c.WebhookWorkers)
 	parseInt("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", &c.WebhookPerEndpoint)
+	parseInt("SWITCHBOARD_WEBHOOK_PER_WORKSPACE", &c.WebhookPerWorkspace)
 	parseInt("SWITCHBOARD_MESSAGE_WORKERS", &c.MessageWorkers)
 	parse("SWITCHBOARD_WEBHOOK_LEASE", "a duration such as 10s or 1m", func(v string) (e error) { c.WebhookLease, e = time.ParseDuration(v); return })
 	parseInt("SWITCHBOARD_DB_MAX_CONNS", &c.DBMaxConns)
@@ -299,6 +307,9 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookPerEndpoint < 1 {
 		bad("SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "%d: must be at least 1", c.WebhookPerEndpoint)
+	}
+	if c.WebhookPerWorkspace < 1 {
+		bad("SWITCHBOARD_WEBHOOK_PER_WORKSPACE", "%d: must be at least 1", c.WebhookPerWorkspace)
 	}
 	if c.MediaMaxBytes < 0 {
 		bad("SWITCHBOARD_MEDIA_MAX_BYTES", "%d: must be at least 1 (or 0 for the default)", c.MediaMaxBytes)

@@ -57,7 +57,7 @@ func TestDefaultsAgree(t *testing.T) {
 		RateLimit: rest.DefaultRateLimit, RateBurst: rest.DefaultBurst, MaxBodyBytes: rest.DefaultMaxBodyBytes,
 		GraphQLIntrospection: true, GraphQLComplexity: graph.DefaultComplexityLimit,
 		WebhookLease: app.DefaultWebhookLease, DBAcquireTimeout: 5 * time.Second, DBMaxConns: 20, WebhookWorkers: app.DefaultWebhookWorkers, MessageWorkers: 64,
-		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, LogLevel: "info", LogFormat: "json",
+		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, WebhookPerWorkspace: app.DefaultWebhookPerWorkspace, LogLevel: "info", LogFormat: "json",
 		MediaMaxBytes: messaging.DefaultMediaMaxBytes, MediaTypes: messaging.DefaultMediaTypes, MediaURLTTL: time.Hour,
 		MediaUploadMaxBytes: channels.DefaultMaxUploadBytes,
 		Retention:           withInterval(retention.Defaults(), retention.DefaultInterval),
@@ -74,7 +74,7 @@ func TestDefaultsAgree(t *testing.T) {
 		defaults[s.Env] = s.Default
 	}
 	for env, v := range map[string]string{"SWITCHBOARD_WEBHOOK_WORKERS": "64", "SWITCHBOARD_WEBHOOK_LEASE": "10s",
-		"SWITCHBOARD_WEBHOOK_PER_ENDPOINT": "8", "SWITCHBOARD_RATE_LIMIT": "20", "SWITCHBOARD_MAX_BODY_BYTES": "1048576",
+		"SWITCHBOARD_WEBHOOK_PER_ENDPOINT": "8", "SWITCHBOARD_WEBHOOK_PER_WORKSPACE": "32", "SWITCHBOARD_RATE_LIMIT": "20", "SWITCHBOARD_MAX_BODY_BYTES": "1048576",
 		"SWITCHBOARD_METRICS_ADDR": "", "SWITCHBOARD_DB_ACQUIRE_TIMEOUT": "5s"} {
 		if d, ok := defaults[env]; !ok || d != v {
 			t.Errorf("Settings: %s default %q, want %q", env, d, v)
@@ -115,6 +115,7 @@ func TestFromEnvEdgeValues(t *testing.T) {
 		{"SWITCHBOARD_WEBHOOK_LEASE", "500ms", "at least 1s"},
 		{"SWITCHBOARD_WEBHOOK_LEASE", "-10s", "at least 1s"},
 		{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "0", "at least 1"},
+		{"SWITCHBOARD_WEBHOOK_PER_WORKSPACE", "0", "at least 1"},
 		{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "5ms", "between 10ms and 1m"},
 		{"SWITCHBOARD_DB_MAX_CONNS", "1", "between 2 and 500"},
 		{"SWITCHBOARD_DB_MAX_CONNS", "1000", "between 2 and 500"},

@@ -8,7 +8,8 @@
 //     vanishes, with the change that causes it, and wakes the workers of every replica
 //     (PostgreSQL NOTIFY; in process on SQLite) once the transaction commits.
 //  2. Each kind's claim loop leases due jobs in batches (FOR UPDATE SKIP LOCKED), keeping
-//     the per-key rules across replicas: a concurrency key (at most N running), a pacing key
+//     the per-key rules across replicas: a concurrency key (at most N running; and a wider
+//     group key, such as the tenant, with its own limit), a pacing key
 //     (one start per interval) and an ordering key (FIFO, one at a time).
 //  3. Each job runs on its own goroutine (Kind.Workers bound them). A heartbeat renews the
 //     leases of running jobs; a replica killed with -9 stops renewing, and its jobs are
@@ -36,6 +37,9 @@ type Kind struct {
 	Workers int
 	// Concurrency is the default limit per concurrency key for jobs enqueued without one.
 	Concurrency int
+	// GroupConcurrency is the default limit per group key (a wider key, such as a tenant)
+	// for jobs enqueued without one; 0 means none.
+	GroupConcurrency int
 	// Backoff is the delay before the next attempt after attempt number n failed (n ≥ 1);
 	// ok false means the schedule has no further attempt.
 	Backoff func(n int) (delay time.Duration, ok bool)

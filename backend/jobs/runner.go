@@ -106,7 +106,7 @@ func (r *runner) claim(ctx context.Context) *time.Time {
 		now := r.e.cfg.Clock.Now()
 		claimed, wake, err := r.e.st.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now,
 			LeaseUntil: now.Add(r.e.cfg.Lease), Token: r.e.token(), Owner: r.e.owner + "/", Held: held, Limit: free,
-			Concurrency: r.k.Concurrency, Paced: r.k.Paced})
+			Concurrency: r.k.Concurrency, GroupConcurrency: r.k.GroupConcurrency, Paced: r.k.Paced})
 		if err != nil {
 			if ctx.Err() == nil {
 				r.e.log.Error("claim jobs", "kind", r.k.Name, "err", err)
@@ -419,7 +419,7 @@ func (r *runner) commitTx(batch []Done, claimNext bool) ([]store.ClaimedJob, err
 		}
 		var wake *time.Time
 		next, wake, err = tx.ClaimJobs(ctx, store.ClaimJobsParams{Kind: r.k.Name, Now: now, LeaseUntil: now.Add(r.e.cfg.Lease),
-			Token: r.e.token(), Owner: r.e.owner + "/", Held: held, Limit: free, Concurrency: r.k.Concurrency, Paced: r.k.Paced})
+			Token: r.e.token(), Owner: r.e.owner + "/", Held: held, Limit: free, Concurrency: r.k.Concurrency, GroupConcurrency: r.k.GroupConcurrency, Paced: r.k.Paced})
 		if err == nil && wake != nil {
 			// Paced jobs this claim held back: the claim loop may be waiting for its poll,
 			// so it is woken at their next slot.

@@ -19,25 +19,28 @@ type createWebhookRequest struct {
 }
 
 // updateWebhookRequest is the body of PATCH /webhooks/{id}: fields left out are kept;
-// instance_id null (or "") removes the instance filter.
+// instance_id null (or "") removes the instance filter, description null (or "") the
+// description; url cannot be null.
 type updateWebhookRequest struct {
 	webhookPath
-	URL         *string       `json:"url,omitempty" format:"uri" maxLength:"2048" doc:"Where to send events."`
-	Description *string       `json:"description,omitempty" maxLength:"500" doc:"What the endpoint is for."`
+	URL         presentString `json:"url,omitzero" format:"uri" maxLength:"2048" doc:"Where to send events."`
+	Description presentString `json:"description,omitzero" maxLength:"500" doc:"What the endpoint is for, or null to remove it."`
 	EventTypes  *[]string     "json:\"event_types,omitempty\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"*\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
 	InstanceID  presentString `json:"instance_id,omitzero" doc:"An instance id, or null to remove the filter."`
 	Enabled     *bool         `json:"enabled,omitempty" doc:"Whether deliveries are sent." example:"true"`
 }
 
-// presentString tells a field sent as null from one left out.
+// presentString tells a field sent as null from one left out (encoding/json reads both
+// into a nil *string).
 type presentString struct {
-	set   bool
-	value string
+	set, null bool
+	value     string
 }
 
 func (p *presentString) UnmarshalJSON(b []byte) error {
 	p.set = true
 	if bytes.Equal(b, []byte("null")) {
+		p.null = true
 		return nil
 	}
 	return json.Unmarshal(b, &p.value)
@@ -94,7 +97,16 @@ func (a *api) getWebhook(r *http.Request, p webhookPath) (domain.WebhookObject, 
 }
 
 func (a *api) updateWebhook(r *http.Request, in updateWebhookRequest) (domain.WebhookObject, error) {
-	upd := service.UpdateWebhookInput{URL: in.URL, Description: in.Description, EventTypes: in.EventTypes, Enabled: in.Enabled}
+	upd := service.UpdateWebhookInput{EventTypes: in.EventTypes, Enabled: in.Enabled}
+	if in.URL.set {
+		if in.URL.null { // an endpoint cannot be without one: null is not "keep it"
+			return domain.WebhookObject{}, domain.Invalid("url", "url cannot be removed: send a new URL or leave it out")
+		}
+		upd.URL = &in.URL.value
+	}
+	if in.Description.set {
+		upd.Description = &in.Description.value // "" removes the description
+	}
 	if in.InstanceID.set {
 		upd.InstanceID = &in.InstanceID.value // "" removes the filter
 	}

@@ -22,7 +22,7 @@ var newHook = map[string]any{
 func TestWebhooksJourney(t *testing.T) {
 	eachDialect(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d, rest.Options{})
-		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeWebhooksRead, domain.ScopeWebhooksWrite)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeWebhooksRead, domain.ScopeWebhooksWrite, domain.ScopeInstancesWrite)
 
 		created := e.do("POST", "/api/v1/webhooks", secret, newHook).want(t, http.StatusCreated).json(t)
 		id, _ := created["id"].(string)
@@ -46,7 +46,7 @@ func TestWebhooksJourney(t *testing.T) {
 		}
 
 		// PATCH changes what is sent and keeps the rest.
-		inst := "inst_01jr8c4a9fz3x1w7v5t3r1p9n7"
+		inst := e.do("POST", "/api/v1/instances", secret, map[string]any{"name": "Support"}).want(t, http.StatusCreated).json(t)["id"]
 		upd := e.do("PATCH", "/api/v1/webhooks/"+id, secret, map[string]any{"event_types": []string{"api_key.revoked"}, "instance_id": inst}).
 			want(t, http.StatusOK).json(t)
 		if upd["url"] != newHook["url"] || upd["instance_id"] != inst || upd["event_types"].([]any)[0] != "api_key.revoked" {
@@ -157,6 +157,8 @@ func TestWebhooksBadInput(t *testing.T) {
 			{"relative url", with("url", "/hooks"), "", 400, "validation_failed", "url"},
 			{"loopback url", with("url", "http://127.0.0.1:9000/hook"), "", 400, "validation_failed", "url"},
 			{"metadata url", with("url", "http://169.254.169.254/latest"), "", 400, "validation_failed", "url"},
+			{"port out of range", with("url", "https://hooks.example.com:99999/a"), "", 400, "validation_failed", "url"},
+			{"port zero", with("url", "https://hooks.example.com:0/a"), "", 400, "validation_failed", "url"},
 			{"no event types", with("event_types", []string{}), "", 400, "validation_failed", "event_types"},
 			{"unknown event type", with("event_types", []string{"link.exploded"}), "", 400, "validation_failed", "event_types"},
 			{"event types of the wrong type", with("event_types", "api_key.created"), "", 400, "validation_failed", "event_types"},
@@ -398,4 +400,78 @@ func exec(t *testing.T, db *sql.DB, query string) {
 	if _, err := db.Exec(query); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
+}
+
+// PATCH null: url, which an endpoint cannot be without, is refused, naming it, and nothing
+// changes (no webhook.updated either); a null description removes it.
+func TestWebhookPatchNulls(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeWebhooksRead, domain.ScopeWebhooksWrite, domain.ScopeEventsRead)
+		before := e.do("POST", "/api/v1/webhooks", secret, newHook).want(t, http.StatusCreated).json(t)
+		id := before["id"].(string)
+		delete(before, "secret")
+		updates := func() int {
+			l := e.do("GET", "/api/v1/events?type=webhook.updated", secret, nil).want(t, http.StatusOK).json(t)
+			return len(l["data"].([]any))
+		}
+		got := e.do("PATCH", "/api/v1/webhooks/"+id, secret, `{"url": null, "description": "changed"}`).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != "url" {
+			t.Errorf("url null: param %v (%v)", got["param"], got["message"])
+		}
+		got = e.do("PATCH", "/api/v1/webhooks/"+id, secret, `{"url": 5}`).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != "url" {
+			t.Errorf("url of the wrong type: param %v", got["param"])
+		}
+		got = e.do("PATCH", "/api/v1/webhooks/"+id, secret, `{"URL": "https://x.example.com"}`).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != "URL" {
+			t.Errorf("a key of the wrong case: param %v", got["param"])
+		}
+		after := e.do("GET", "/api/v1/webhooks/"+id, secret, nil).want(t, http.StatusOK).json(t)
+		if mustJSON(after) != mustJSON(before) || updates() != 0 {
+			t.Errorf("refused PATCHes changed the endpoint (%d webhook.updated): %v", updates(), after)
+		}
+
+		upd := e.do("PATCH", "/api/v1/webhooks/"+id, secret, `{"description": null}`).want(t, http.StatusOK).json(t)
+		if upd["description"] != "" || upd["url"] != newHook["url"] || upd["enabled"] != true {
+			t.Errorf("description null: %v", upd)
+		}
+	})
+}
+
+// The instance filter must name an instance of the workspace: an unknown one, or another
+// workspace's, would make an endpoint that never receives anything.
+func TestWebhookInstanceFilterMustExist(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeWebhooksRead, domain.ScopeWebhooksWrite, domain.ScopeInstancesWrite)
+		_, otherKey := servicetest.NewOwner(t, e.svc).NewKey(t, e.svc, domain.ScopeInstancesWrite)
+		mine := e.do("POST", "/api/v1/instances", secret, map[string]any{"name": "Mine"}).want(t, http.StatusCreated).json(t)["id"].(string)
+		theirs := e.do("POST", "/api/v1/instances", otherKey, map[string]any{"name": "Theirs"}).want(t, http.StatusCreated).json(t)["id"].(string)
+		unknown := "inst_01jr8c4a9fz3x1w7v5t3r1p9n7"
+
+		with := func(inst string) map[string]any {
+			return map[string]any{"url": newHook["url"], "event_types": []string{"*"}, "instance_id": inst}
+		}
+		for _, inst := range []string{theirs, unknown} {
+			got := e.do("POST", "/api/v1/webhooks", secret, with(inst)).wantError(t, http.StatusBadRequest, "validation_failed")
+			if got["param"] != "instance_id" {
+				t.Errorf("create with %s: param %v", inst, got["param"])
+			}
+		}
+		hook := e.do("POST", "/api/v1/webhooks", secret, with(mine)).want(t, http.StatusCreated).json(t)
+		id := hook["id"].(string)
+		for _, inst := range []string{theirs, unknown} {
+			got := e.do("PATCH", "/api/v1/webhooks/"+id, secret, map[string]any{"instance_id": inst}).wantError(t, http.StatusBadRequest, "validation_failed")
+			if got["param"] != "instance_id" {
+				t.Errorf("update to %s: param %v", inst, got["param"])
+			}
+		}
+		if got := e.do("GET", "/api/v1/webhooks/"+id, secret, nil).want(t, http.StatusOK).json(t); got["instance_id"] != mine {
+			t.Errorf("refused updates changed the filter: %v", got["instance_id"])
+		}
+		if list := e.do("GET", "/api/v1/webhooks", secret, nil).want(t, http.StatusOK).json(t); len(list["data"].([]any)) != 1 {
+			t.Errorf("refused creations stored endpoints: %v", list["data"])
+		}
+	})
 }

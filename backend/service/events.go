@@ -275,6 +275,14 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 	if after != "" && !domain.HasPrefix(after, domain.PrefixEvent) {
 		return nil, domain.Invalid("after", "after must be an event id (evt_...)")
 	}
+	// A filter naming no instance of the workspace would stream nothing, silently.
+	if f.InstanceID != "" {
+		if _, err := ev.s.store.Instance(ctx, wsID, f.InstanceID); domain.IsCode(err, domain.CodeNotFound) {
+			return nil, domain.Invalid("instance_id", "instance_id must be an instance of this workspace")
+		} else if err != nil {
+			return nil, err
+		}
+	}
 	// Subscribe before reading the replay, so nothing falls between the two; duplicates
 	// are dropped by id below.
 	sub := ev.s.bus.Subscribe(wsID, f, SubscriptionBuffer)

@@ -312,3 +312,29 @@ func TestBatchReachesSubscriberOnAnotherReplica(t *testing.T) {
 		})
 	}
 }
+
+// A subscription's instance filter must name an instance of the workspace: an unknown one,
+// or another workspace's, is refused rather than streaming nothing.
+func TestSubscribeInstanceFilterMustExist(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			svc, st := servicetest.New(t, d, service.Config{})
+			owner := servicetest.NewOwner(t, svc)
+			other := servicetest.NewOwner(t, svc)
+			addInstance(t, st, owner.Workspace.ID, "inst_01jc0000000000000000000001")
+			addInstance(t, st, other.Workspace.ID, "inst_01jc0000000000000000000002")
+
+			for _, inst := range []string{"inst_01jc0000000000000000000002", "inst_01jc0000000000000000000009", "garbage"} {
+				_, err := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{InstanceID: inst}, "")
+				if de, ok := err.(*domain.Error); !ok || de.Code != domain.CodeInvalid || de.Param != "instance_id" {
+					t.Errorf("instance %s: %v", inst, err)
+				}
+			}
+			if _, err := svc.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{InstanceID: "inst_01jc0000000000000000000001"}, ""); err != nil {
+				t.Errorf("own instance: %v", err)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -176,14 +177,17 @@ func insertDeliveries(ctx context.Context, tx *store.Tx, now time.Time, ds ...st
 	}
 	js := make([]jobs.NewJob, len(ds))
 	for i, d := range ds {
-		js[i] = deliveryJob(d.ID, d.WebhookID, d.DueAt, 0, d.MaxAttempts)
+		js[i] = deliveryJob(d.ID, d.WorkspaceID, d.WebhookID, d.DueAt, 0, d.MaxAttempts)
 	}
 	return jobs.Enqueue(ctx, tx, now, js...)
 }
 
-func deliveryJob(id, webhookID string, due time.Time, attempts, maxAttempts int) jobs.NewJob {
+// deliveryJob is a delivery's job: limited per endpoint (its concurrency key) and per
+// workspace (its group), so neither one slow endpoint nor one tenant's many can hold every
+// worker.
+func deliveryJob(id, workspaceID, webhookID string, due time.Time, attempts, maxAttempts int) jobs.NewJob {
 	return jobs.NewJob{ID: id, Kind: domain.JobWebhookDelivery, Payload: "{}", RunAt: due, Attempts: attempts,
-		MaxAttempts: maxAttempts, ConcurrencyKey: domain.WebhookConcurrencyKey(webhookID)}
+		MaxAttempts: maxAttempts, ConcurrencyKey: domain.WebhookConcurrencyKey(webhookID), GroupKey: workspaceID}
 }
 
 // Disable turns an endpoint off in tx because deliveries to it fail (reason says how),
@@ -289,6 +293,9 @@ func (w *Webhooks) Create(ctx context.Context, a Actor, in CreateWebhookInput) (
 			return &domain.Error{Code: domain.CodeInvalid, Reason: "webhook_limit_reached",
 				Message: fmt.Sprintf("a workspace can have at most %d webhook endpoints; delete one first", MaxWebhooksPerWorkspace)}
 		}
+		if err := checkInstance(ctx, tx, wsID, hook.InstanceID); err != nil {
+			return err
+		}
 		if err := tx.CreateWebhook(ctx, hook, stored); err != nil {
 			return err
 		}
@@ -380,6 +387,9 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 			hook.EventTypes = next.EventTypes
 		}
 		if in.InstanceID != nil {
+			if err := checkInstance(ctx, tx, wsID, next.InstanceID); err != nil {
+				return err
+			}
 			hook.InstanceID = next.InstanceID
 		}
 		disabling := false
@@ -527,7 +537,7 @@ func (w *Webhooks) Retry(ctx context.Context, a Actor, webhookID, deliveryID str
 			return err
 		}
 		attempts := len(prev.Attempts)
-		fresh := deliveryJob(deliveryID, webhookID, now, attempts, attempts+1)
+		fresh := deliveryJob(deliveryID, wsID, webhookID, now, attempts, attempts+1)
 		fresh.CreatedAt = now
 		if err := tx.RequeueJob(ctx, deliveryID, 1, now, fresh); err != nil {
 			if domain.IsCode(err, domain.CodeConflict) {
@@ -653,6 +663,13 @@ func (w *Webhooks) validateURL(param, raw string) (string, error) {
 	if u.User != nil {
 		return "", domain.Invalid(param, "%s must not contain a user name or password", param)
 	}
+	// url.Parse takes any digits as a port; 0 or 99999 could never be dialed, and every
+	// delivery would fail.
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", domain.Invalid(param, "%s has an invalid port (1 to 65535)", param)
+		}
+	}
 	if u.Fragment != "" {
 		return "", domain.Invalid(param, "%s must not contain a fragment (#...)", param)
 	}
@@ -718,6 +735,21 @@ func validateInstanceFilter(id *string) (*string, error) {
 		return nil, domain.Invalid("instance_id", "instance_id must be an instance id (inst_...)")
 	}
 	return &v, nil
+}
+
+// checkInstance refuses an instance filter naming no instance of the workspace (another
+// workspace's is answered alike): such an endpoint would never receive anything.
+func checkInstance(ctx context.Context, tx *store.Tx, wsID string, id *string) error {
+	if id == nil {
+		return nil
+	}
+	if _, err := tx.Instance(ctx, wsID, *id); err != nil {
+		if domain.IsCode(err, domain.CodeNotFound) {
+			return domain.Invalid("instance_id", "instance_id must be an instance of this workspace")
+		}
+		return err
+	}
+	return nil
 }
 
 // newWebhookSecret returns whsec_ + base64 of 32 random bytes (Standard Webhooks format).

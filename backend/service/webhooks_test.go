@@ -22,8 +22,9 @@ func TestWebhookLifecycle(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			ctx := context.Background()
 			clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			svc, _ := servicetest.New(t, d, service.Config{Clock: clock, SecretsKey: []byte("test secrets key")})
+			svc, st := servicetest.New(t, d, service.Config{Clock: clock, SecretsKey: []byte("test secrets key")})
 			owner := servicetest.NewOwner(t, svc)
+			addInstance(t, st, owner.Workspace.ID, "inst_01jc0000000000000000000000")
 
 			hook, secret, err := svc.Webhooks.Create(ctx, owner.Actor, service.CreateWebhookInput{
 				URL: " https://example.com/hooks ", Description: "orders",
@@ -438,5 +439,19 @@ func TestWebhookSecretsEncryptedAtRest(t *testing.T) {
 	}
 	if got, _ := svc.Webhooks.SigningSecrets(stored, until); len(got) != 1 || got[0] != secret2 {
 		t.Fatalf("after the overlap: %v", got)
+	}
+}
+
+// addInstance stores a bare instance of the workspace: an endpoint's instance filter must
+// name one.
+func addInstance(t *testing.T, st *store.Store, workspaceID, id string) {
+	t.Helper()
+	ctx := context.Background()
+	err := st.Tx(ctx, func(tx *store.Tx) error {
+		return tx.CreateInstance(ctx, store.StoredInstance{Instance: domain.Instance{ID: id, WorkspaceID: workspaceID,
+			Name: "test", Channel: "sandbox", Status: domain.InstanceDisconnected, CreatedAt: time.Now(), UpdatedAt: time.Now()}})
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

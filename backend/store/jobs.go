@@ -29,6 +29,10 @@ type NewJob struct {
 	Attempts         int
 	ConcurrencyKey   string
 	ConcurrencyLimit int // 0: the kind's default
+	// GroupKey is a wider concurrency key (a tenant): at most GroupLimit (0: the kind's
+	// default) of its jobs run at once, whatever their concurrency keys.
+	GroupKey         string
+	GroupLimit       int
 	PacingKey        string
 	PacingInterval   time.Duration
 	OrderingKey      string
@@ -41,16 +45,16 @@ func (q q) InsertJobs(ctx context.Context, js []NewJob) error {
 		return nil
 	}
 	var b strings.Builder
-	args := make([]any, 0, len(js)*14)
+	args := make([]any, 0, len(js)*16)
 	b.WriteString(`INSERT INTO jobs (id, kind, payload, status, run_at, attempts, max_attempts, concurrency_key,
-		concurrency_limit, pacing_key, pacing_interval_ms, ordering_key, created_at, updated_at) VALUES `)
+		concurrency_limit, group_key, group_limit, pacing_key, pacing_interval_ms, ordering_key, created_at, updated_at) VALUES `)
 	for i, j := range js {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		args = append(args, j.ID, j.Kind, j.Payload, JobQueued, j.RunAt.UTC(), j.Attempts, j.MaxAttempts, j.ConcurrencyKey,
-			j.ConcurrencyLimit, j.PacingKey, j.PacingInterval.Milliseconds(), j.OrderingKey, j.CreatedAt.UTC(), j.CreatedAt.UTC())
+			j.ConcurrencyLimit, j.GroupKey, j.GroupLimit, j.PacingKey, j.PacingInterval.Milliseconds(), j.OrderingKey, j.CreatedAt.UTC(), j.CreatedAt.UTC())
 	}
 	_, err := q.exec(ctx, b.String(), args...)
 	return err
@@ -99,6 +103,9 @@ type ClaimJobsParams struct {
 	Limit int
 	// Concurrency is the limit per concurrency key of jobs enqueued without their own.
 	Concurrency int
+	// GroupConcurrency is the limit per group key of jobs enqueued without their own
+	// (0: none).
+	GroupConcurrency int
 	// Paced says the kind's jobs may carry pacing keys: the claim then also reports when
 	// the next held-back job may start.
 	Paced bool
@@ -121,14 +128,16 @@ type jobCandidate struct {
 	ID               string `db:"id"`
 	ConcurrencyKey   string `db:"concurrency_key"`
 	ConcurrencyLimit int    `db:"concurrency_limit"`
+	GroupKey         string `db:"group_key"`
+	GroupLimit       int    `db:"group_limit"`
 	PacingKey        string `db:"pacing_key"`
 	PacingIntervalMS int64  `db:"pacing_interval_ms"`
 }
 
 // ClaimJobs leases due jobs of a kind, oldest due first: queued jobs whose time has come and
 // running jobs whose lease expired (their worker died). It keeps the per-key rules across
-// every replica: at most the limit running per concurrency key (only unexpired leases
-// count, so a dead replica's jobs stop counting when their lease ends), one start per
+// every replica: at most the limit running per concurrency key and per group key (only
+// unexpired leases count, so a dead replica's jobs stop counting when their lease ends), one start per
 // pacing interval per pacing key, and per ordering key only the oldest unfinished job.
 // On PostgreSQL claims of one kind are serialised by an advisory lock held for the
 // transaction (a few statements), which makes those counts exact between replicas; SQLite
@@ -189,9 +198,30 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 				full = append(full, r.Key)
 			}
 		}
+		// The same per group key.
+		var groups []struct {
+			Key   string `db:"group_key"`
+			Limit int    `db:"lim"`
+			N     int    `db:"n"`
+		}
+		if err := tx.sel(ctx, &groups, `SELECT group_key, MAX(group_limit) AS lim, COUNT(*) AS n FROM jobs
+			WHERE kind = ? AND status = ? AND locked_until > ? AND group_key <> '' GROUP BY group_key`, p.Kind, JobRunning, now); err != nil {
+			return err
+		}
+		groupBusy := map[string]int{}
+		var groupFull []any
+		for _, g := range groups {
+			groupBusy[g.Key] = g.N
+			if g.N >= limitOr(g.Limit, p.GroupConcurrency) {
+				groupFull = append(groupFull, g.Key)
+			}
+		}
 		notFull := ""
 		if len(full) > 0 {
 			notFull = ` AND concurrency_key NOT IN (` + placeholders(len(full)) + `)`
+		}
+		if len(groupFull) > 0 {
+			notFull += ` AND group_key NOT IN (` + placeholders(len(groupFull)) + `)`
 		}
 		lock := ""
 		if s.dialect == Postgres {
@@ -199,13 +229,13 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 		}
 		// Taken over first: jobs whose worker died.
 		var cands []jobCandidate
-		cols := `SELECT id, concurrency_key, concurrency_limit, pacing_key, pacing_interval_ms FROM jobs j`
+		cols := `SELECT id, concurrency_key, concurrency_limit, group_key, group_limit, pacing_key, pacing_interval_ms FROM jobs j`
 		notMine, args := "", []any{p.Kind, JobRunning, now}
 		if p.Owner != "" && len(p.Held) > 0 {
 			notMine, args = ` AND (locked_by NOT LIKE ? OR id NOT IN (`+placeholders(len(p.Held))+`))`,
 				append(append(args, p.Owner+"%"), anys(p.Held)...)
 		}
-		args = append(args, full...)
+		args = append(append(args, full...), groupFull...)
 		if expired > 0 {
 			if err := tx.sel(ctx, &cands, cols+` WHERE kind = ? AND status = ? AND locked_until <= ?`+notMine+notFull+
 				` ORDER BY locked_until, id LIMIT ?`+lock, append(args, p.Limit)...); err != nil {
@@ -235,6 +265,9 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 				if c.ConcurrencyKey != "" && busy[c.ConcurrencyKey] >= limitOr(c.ConcurrencyLimit, p.Concurrency) {
 					continue
 				}
+				if c.GroupKey != "" && groupBusy[c.GroupKey] >= limitOr(c.GroupLimit, p.GroupConcurrency) {
+					continue
+				}
 				if c.PacingKey != "" {
 					if next, ok := pacing[c.PacingKey]; ok && next.After(now) {
 						later(next)
@@ -251,6 +284,12 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 						full = append(full, c.ConcurrencyKey)
 					}
 				}
+				if c.GroupKey != "" {
+					groupBusy[c.GroupKey]++
+					if groupBusy[c.GroupKey] >= limitOr(c.GroupLimit, p.GroupConcurrency) {
+						groupFull = append(groupFull, c.GroupKey)
+					}
+				}
 				ids = append(ids, c.ID)
 			}
 			return nil
@@ -259,6 +298,9 @@ func (tx *Tx) ClaimJobs(ctx context.Context, p ClaimJobsParams) ([]ClaimedJob, *
 			where, args := ` WHERE kind = ? AND status = ? AND run_at <= ?`+cond, append([]any{p.Kind, JobQueued, now}, condArgs...)
 			if len(full) > 0 {
 				where, args = where+` AND concurrency_key NOT IN (`+placeholders(len(full))+`)`, append(args, full...)
+			}
+			if len(groupFull) > 0 {
+				where, args = where+` AND group_key NOT IN (`+placeholders(len(groupFull))+`)`, append(args, groupFull...)
 			}
 			if len(ids) > 0 {
 				where, args = where+` AND id NOT IN (`+placeholders(len(ids))+`)`, append(args, ids...)

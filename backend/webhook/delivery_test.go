@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/store/storetest"
 )
@@ -387,6 +388,52 @@ func TestHangingEndpointDoesNotDelayOthers(t *testing.T) {
 	}
 }
 
+// One workspace's many hanging endpoints hold at most PerWorkspace workers together: another
+// workspace's deliveries all complete meanwhile (with PerEndpoint alone, three hanging
+// endpoints would hold every worker).
+func TestOneWorkspaceCannotHoldEveryWorker(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			h := newHarness(t, d, opts{Workers: 6, PerEndpoint: 2, PerWorkspace: 3, Timeout: time.Minute})
+			release := make(chan struct{})
+			hanging := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			})
+			t.Cleanup(func() { close(release) })
+			for range 3 {
+				h.hook(hanging.URL, domain.EventAPIKeyCreated)
+			}
+			other := servicetest.NewOwner(t, h.svc)
+			healthy := newReceiver(t, status(200))
+			if _, _, err := h.svc.Webhooks.Create(context.Background(), other.Actor, service.CreateWebhookInput{URL: healthy.URL,
+				EventTypes: []string{domain.EventAPIKeyCreated}}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 { // the hanging workspace's deliveries are due first
+				h.emit("", map[string]int{"i": i}, nil)
+			}
+			h.start()
+			waitFor(t, "the hanging workspace's attempts", func() bool { return hanging.count() >= 3 })
+			const n = 10
+			for i := range n {
+				if err := h.st.Tx(context.Background(), func(tx *store.Tx) error {
+					_, err := h.svc.Record(context.Background(), tx, other.Workspace.ID, domain.EventAPIKeyCreated, nil, map[string]int{"i": i})
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, "every delivery of the other workspace", func() bool { return healthy.count() == n })
+			if got := hanging.count(); got != 3 {
+				t.Fatalf("the hanging workspace holds %d requests, want PerWorkspace=3", got)
+			}
+		})
+	}
+}
+
 // Endpoints get what they subscribe to: types, "*" and the instance filter.
 func TestSubscriptionFilters(t *testing.T) {
 	h := newHarness(t, store.SQLite, opts{})
@@ -394,6 +441,7 @@ func TestSubscriptionFilters(t *testing.T) {
 	keys, _ := h.hook(rc.URL, domain.EventAPIKeyRevoked)
 	all, _ := h.hook(rc.URL)
 	inst := "inst_01jc0000000000000000000001"
+	h.addInstance(inst)
 	w, _, err := h.svc.Webhooks.Create(context.Background(), h.owner.Actor, service.CreateWebhookInput{URL: rc.URL,
 		EventTypes: []string{"*"}, InstanceID: &inst})
 	if err != nil {

@@ -56,6 +56,7 @@ type harness struct {
 type opts struct {
 	Workers       int
 	PerEndpoint   int
+	PerWorkspace  int
 	Timeout       time.Duration
 	LeaseDuration time.Duration
 	ShutdownGrace time.Duration
@@ -106,7 +107,7 @@ func (h *harness) node(svc *service.Service, st *store.Store, o opts) *node {
 	engine := jobs.New(st, jobs.Config{Clock: h.clock, Logger: quietLogger(), Lease: o.LeaseDuration,
 		ShutdownGrace: o.ShutdownGrace, Rand: func() float64 { return 0.5 }}) // no jitter: exact schedule
 	sender := New(st, svc.Webhooks, Config{Clock: h.clock, Logger: quietLogger(), Policy: ssrf.MustPolicy(o.AllowList...),
-		Timeout: o.Timeout, Workers: o.Workers, PerEndpoint: o.PerEndpoint})
+		Timeout: o.Timeout, Workers: o.Workers, PerEndpoint: o.PerEndpoint, PerWorkspace: o.PerWorkspace})
 	engine.Register(sender.Kind())
 	n := &node{engine: engine, sender: sender}
 	h.t.Cleanup(n.Close)
@@ -280,4 +281,18 @@ func verify(t *testing.T, secret string, r received, checkTimestamp bool) error 
 
 func status(code int) func(w http.ResponseWriter, r *http.Request, n int) {
 	return func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(code) }
+}
+
+// addInstance stores a bare instance of the owner's workspace: an endpoint's instance
+// filter must name one.
+func (h *harness) addInstance(id string) {
+	h.t.Helper()
+	ctx := context.Background()
+	err := h.st.Tx(ctx, func(tx *store.Tx) error {
+		return tx.CreateInstance(ctx, store.StoredInstance{Instance: domain.Instance{ID: id, WorkspaceID: h.owner.Workspace.ID,
+			Name: "test", Channel: "sandbox", Status: domain.InstanceDisconnected, CreatedAt: h.clock.Now(), UpdatedAt: h.clock.Now()}})
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
 }

@@ -36,8 +36,9 @@ import (
 // Defaults of Config.
 const (
 	DefaultTimeout     = 15 * time.Second
-	DefaultWorkers     = 64
-	DefaultPerEndpoint = 8
+	DefaultWorkers      = 64
+	DefaultPerEndpoint  = 8
+	DefaultPerWorkspace = 32
 )
 
 // Endpoints is what sending needs of the webhooks service.
@@ -65,6 +66,10 @@ type Config struct {
 	// PerEndpoint is how many attempts to one endpoint may be in flight at once, across
 	// every replica (default 8), so one slow endpoint cannot take every worker.
 	PerEndpoint int
+	// PerWorkspace is how many attempts to one workspace's endpoints together may be in
+	// flight at once, across every replica (default 32), so one tenant's many slow
+	// endpoints cannot take every worker from the others.
+	PerWorkspace int
 	// HTTPClient replaces the SSRF-guarded client (tests only; prefer the Policy).
 	HTTPClient *http.Client
 }
@@ -87,6 +92,9 @@ func (c *Config) defaults() {
 	}
 	if c.PerEndpoint <= 0 {
 		c.PerEndpoint = DefaultPerEndpoint
+	}
+	if c.PerWorkspace <= 0 {
+		c.PerWorkspace = DefaultPerWorkspace
 	}
 }
 
@@ -116,6 +124,8 @@ func (s *Sender) Kind() jobs.Kind {
 		Name:        domain.JobWebhookDelivery,
 		Workers:     s.cfg.Workers,
 		Concurrency: s.cfg.PerEndpoint,
+		// Deliveries are grouped by workspace (service.deliveryJob).
+		GroupConcurrency: s.cfg.PerWorkspace,
 		Backoff:     Backoff,
 		Jitter:      0.1,
 		// An outcome lost in a database crash means the delivery is sent again, which
