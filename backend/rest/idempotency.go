@@ -8,14 +8,16 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 )
 
 // idempotent implements Idempotency-Key on POST: the first request with a key runs and its
 // response is kept for 24 hours; the same key with the same body replays that response
 // (marked Idempotent-Replayed: true); with a different body it is 409 idempotency_conflict.
-// A server error (5xx) is not kept, so the client can retry with the same key.
-func (a *api) idempotent(next http.Handler) http.Handler {
+// A server error (5xx) is not kept, so the client can retry with the same key. scope is the
+// route's: a key without it is refused before anything is replayed or kept.
+func (a *api) idempotent(scope domain.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
 		if r.Method != http.MethodPost || key == "" {
@@ -32,7 +34,7 @@ func (a *api) idempotent(next http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		ctx, who := r.Context(), actor(r)
-		replay, err := a.svc.Idempotency.Begin(ctx, who, key, r.Method, r.URL.Path, body)
+		replay, err := a.svc.Idempotency.Begin(ctx, who, scope, key, r.Method, r.URL.Path, body)
 		if err != nil {
 			a.error(w, r, err)
 			return

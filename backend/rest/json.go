@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,6 +130,36 @@ func decodeOptional(r *http.Request, dst any) error {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return decode(r, dst)
+}
+
+// decodeNone reads the body of an operation that takes none (POST .../rotate-secret): empty,
+// or an empty JSON object, as some clients send on every POST. Anything else is refused,
+// naming the first field, as decode refuses unknown fields: a setting sent to an operation
+// that has none must not pass silently.
+func decodeNone(r *http.Request, _ any) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return decodeError(err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+		return domain.Invalid("", "this operation takes no request body")
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return domain.Invalid(names[0], "unknown field %q: this operation takes no request body", names[0])
 }
 
 func requireJSON(r *http.Request) error {

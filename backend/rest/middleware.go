@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
@@ -11,11 +12,76 @@ import (
 // used here). Whether a given site may use a given key is decided per key, after
 // authentication (see authenticate), so the CORS answer itself can be "*".
 const (
-	corsAllowMethods  = "GET, POST, PATCH, DELETE, OPTIONS"
 	corsAllowHeaders  = "Authorization, Content-Type, Idempotency-Key, X-Request-Id"
 	corsExposeHeaders = "X-Request-Id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, Retry-After, Idempotent-Replayed"
 	corsMaxAge        = "600"
+	// maxCORSRequestHeaders bounds the Access-Control-Request-Headers echoed back.
+	maxCORSRequestHeaders = 2048
 )
+
+// corsMethods lists every method of the route table, and OPTIONS, for preflights: a method
+// missing here (PUT /links/ext_{id} was) is one no browser can call.
+func corsMethods(routes []route) string {
+	methods := []string{}
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		for _, rt := range routes {
+			if rt.method == m {
+				methods = append(methods, m)
+				break
+			}
+		}
+	}
+	return strings.Join(append(methods, http.MethodOptions), ", ")
+}
+
+// corsRequestHeaders returns the headers a preflight allows: the API's own, and the others
+// the page asked for when they are a plain list of header names (SDKs send their own, such as
+// the OpenAI SDKs' X-Stainless-*). Allowing any header name costs nothing here: credentials
+// are never allowed, and every call is authenticated by its key, checked against the key's
+// allowed origins.
+func corsRequestHeaders(requested string) string {
+	if requested == "" || len(requested) > maxCORSRequestHeaders {
+		return corsAllowHeaders
+	}
+	extra := []string{}
+	for _, name := range strings.Split(requested, ",") {
+		name = strings.TrimSpace(name)
+		if !headerName(name) {
+			return corsAllowHeaders
+		}
+		if !corsOwnHeader(name) {
+			extra = append(extra, name)
+		}
+	}
+	if len(extra) == 0 {
+		return corsAllowHeaders
+	}
+	return corsAllowHeaders + ", " + strings.Join(extra, ", ")
+}
+
+// corsOwnHeader reports whether name is in corsAllowHeaders.
+func corsOwnHeader(name string) bool {
+	for _, own := range strings.Split(corsAllowHeaders, ", ") {
+		if strings.EqualFold(own, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerName reports whether s is a header field name (an RFC 9110 token).
+func headerName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // cors answers preflight requests (without authentication) and lets browsers read every
 // response, errors included.
@@ -28,8 +94,8 @@ func (a *api) cors(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-			h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+			h.Set("Access-Control-Allow-Methods", a.methods)
+			h.Set("Access-Control-Allow-Headers", corsRequestHeaders(strings.Join(r.Header.Values("Access-Control-Request-Headers"), ",")))
 			h.Set("Access-Control-Max-Age", corsMaxAge)
 			h.Add("Vary", "Access-Control-Request-Method")
 			h.Add("Vary", "Access-Control-Request-Headers")

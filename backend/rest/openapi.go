@@ -34,13 +34,14 @@ type openAPIDocument struct{}
 
 func (openAPIDocument) jsonSchema() obj {
 	return obj{"type": "object", "required": []string{"openapi", "info", "paths"},
-		"examples": []any{obj{"openapi": "3.1.0", "info": obj{"title": "Switchboard API", "version": "1.0.0"}, "paths": obj{}}}}
+		"properties": obj{"openapi": obj{"type": "string"}, "info": obj{"type": "object"}, "paths": obj{"type": "object"}},
+		"examples":   []any{obj{"openapi": "3.1.0", "info": obj{"title": "Switchboard API", "version": "1.0.0"}, "paths": obj{}}}}
 }
 
 // errorResponses are the component responses every error status refers to.
 var errorResponses = map[int]struct{ name, description, example string }{
 	400: {"BadRequest", "The request is invalid: a parameter or body field is wrong (`param` names it), or it carries two `Authorization` headers (`multiple_authorization_headers`).", "validation_failed"},
-	401: {"Unauthorized", "No API key (`missing_api_key`), or one that is malformed, unknown, revoked or expired (`invalid_api_key`, with the same message in each of those cases).", "invalid_api_key"},
+	401: {"Unauthorized", "No API key (`missing_api_key`), or one that is malformed or unknown (`invalid_api_key`), revoked (`revoked_api_key`) or expired (`expired_api_key`); every key sent gets the same message, only `code` differs.", "invalid_api_key"},
 	403: {"Forbidden", "The key lacks the scope the operation needs (`insufficient_scope`, naming it), or may not be used from the request's Origin (`origin_not_allowed`).", "insufficient_scope"},
 	404: {"NotFound", "No such object in the key's workspace (objects of other workspaces are never visible).", "not_found"},
 	410: {"CursorExpired", "The `after` cursor points into rows the retention settings have already deleted (`cursor_expired`): start again without `after`.", "cursor_expired"},

@@ -89,6 +89,7 @@ type api struct {
 	static     map[string]map[string]http.Handler // path → method → handler, for routes without variables
 	handler    http.Handler
 	models     atomic.Pointer[encodedModels]
+	methods    string // every method of the route table, for CORS preflights
 	openAPIDoc []byte
 }
 
@@ -110,6 +111,7 @@ func newAPI(svc *service.Service, opts Options) *api {
 		a.limiter = httpx.NewLimiter(opts.Clock, opts.RateLimit, opts.Burst)
 	}
 	a.router = a.newRouter()
+	a.methods = corsMethods(a.routes())
 	a.static = staticRoutes(a.router)
 	a.openAPIDoc = mustMarshalOpenAPI(openAPI(a.routes(), opts.BaseURL))
 	h := a.cors(http.HandlerFunc(a.route))
@@ -134,7 +136,7 @@ func (a *api) newRouter() *mux.Router {
 			// The body limit and idempotency act only on POST, PATCH and PUT: a GET or DELETE
 			// route (which serves nothing else) skips them rather than ask on every request.
 			if rt.method != http.MethodGet && rt.method != http.MethodDelete {
-				h = a.limitBody(a.idempotent(h))
+				h = a.limitBody(a.idempotent(domain.Scope(rt.scope), h))
 			}
 			h = a.authenticate(a.rateLimit(h))
 		}

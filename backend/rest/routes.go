@@ -48,6 +48,12 @@ type endpoint struct {
 func call[Out any](h func(*http.Request) (Out, error)) endpoint {
 	return endpoint{response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
+			if rt.method != http.MethodGet && rt.method != http.MethodDelete {
+				if err := decodeNone(r, nil); err != nil {
+					a.error(w, r, err)
+					return
+				}
+			}
 			out, err := h(r)
 			a.reply(w, r, rt.status, out, err)
 		}
@@ -97,6 +103,9 @@ func inputReader[In any](rt route, t reflect.Type, body bool) func(*http.Request
 	decodeBody := decode
 	if rt.optionalBody {
 		decodeBody = decodeOptional
+	}
+	if !body && rt.method != http.MethodGet && rt.method != http.MethodDelete {
+		decodeBody, body = decodeNone, true // no body: fields sent anyway are refused
 	}
 	params := paramFields(t)
 	return func(r *http.Request) (In, error) {

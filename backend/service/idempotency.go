@@ -27,10 +27,19 @@ type Replay struct {
 	Body        []byte
 }
 
-// Begin claims key for a request fingerprinted by method, path and body. It returns a
-// replay when the same request already completed; otherwise the caller runs the request
-// and calls Finish (or Abandon if it failed without a response worth keeping).
-func (i *Idempotency) Begin(ctx context.Context, a Actor, key, method, path string, body []byte) (*Replay, error) {
+// Begin claims key for a request fingerprinted by method, path and body, to an operation
+// that needs scope ("" for any caller). It returns a replay when the same request already
+// completed; otherwise the caller runs the request and calls Finish (or Abandon if it failed
+// without a response worth keeping).
+//
+// The caller must hold scope before anything is claimed or replayed: keys are shared by the
+// workspace's API keys, so without the check a key lacking the scope could replay another
+// key's answer (a webhook's signing secret), and its own refusal would be kept and replayed
+// to the key that has the scope.
+func (i *Idempotency) Begin(ctx context.Context, a Actor, scope domain.Scope, key, method, path string, body []byte) (*Replay, error) {
+	if err := requireScope(a, scope); err != nil {
+		return nil, err
+	}
 	if key == "" || len(key) > MaxIdempotencyKeyLength {
 		return nil, domain.Invalid("Idempotency-Key", "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyLength)
 	}
@@ -48,7 +57,7 @@ func (i *Idempotency) Begin(ctx context.Context, a Actor, key, method, path stri
 		if err := i.s.store.ReleaseIdempotencyKey(ctx, rec.WorkspaceID, key); err != nil {
 			return nil, err
 		}
-		return i.Begin(ctx, a, key, method, path, body)
+		return i.Begin(ctx, a, scope, key, method, path, body)
 	}
 	if rec.RequestHash != fp {
 		return nil, &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_conflict", Param: "Idempotency-Key",
@@ -78,6 +87,15 @@ func (i *Idempotency) Finish(ctx context.Context, a Actor, key string, status in
 // Abandon releases key so the client may retry (the request failed with a server error).
 func (i *Idempotency) Abandon(ctx context.Context, a Actor, key string) error {
 	return i.s.store.ReleaseIdempotencyKey(ctx, scopeOf(a), key)
+}
+
+// requireScope allows a caller with scope (any caller when scope is "").
+func requireScope(a Actor, scope domain.Scope) error {
+	if scope == "" {
+		return requireAuthenticated(a)
+	}
+	_, err := requireWorkspace(a, scope)
+	return err
 }
 
 // scopeOf is the namespace of idempotency keys: the workspace (as Stripe scopes them to the

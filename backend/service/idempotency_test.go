@@ -21,22 +21,22 @@ func TestIdempotencyReplaysAndSealsStoredResponses(t *testing.T) {
 			a, _ := svc.Keys.Authenticate(ctx, secret)
 			body := []byte(`{"url":"https://example.com"}`)
 
-			if r, err := svc.Idempotency.Begin(ctx, a, "k1", "POST", "/api/v1/webhooks", body); err != nil || r != nil {
+			if r, err := svc.Idempotency.Begin(ctx, a, domain.ScopeWebhooksWrite, "k1", "POST", "/api/v1/webhooks", body); err != nil || r != nil {
 				t.Fatalf("first begin: %v %v", r, err)
 			}
 			// The same key while the first request runs is refused, not run twice.
-			if _, err := svc.Idempotency.Begin(ctx, a, "k1", "POST", "/api/v1/webhooks", body); reason(err) != "idempotency_in_progress" {
+			if _, err := svc.Idempotency.Begin(ctx, a, domain.ScopeWebhooksWrite, "k1", "POST", "/api/v1/webhooks", body); reason(err) != "idempotency_in_progress" {
 				t.Fatalf("concurrent begin: %v", err)
 			}
 			response := `{"secret":"whsec_c2VjcmV0IHNpZ25pbmcga2V5"}`
 			if err := svc.Idempotency.Finish(ctx, a, "k1", 201, "application/json", []byte(response)); err != nil {
 				t.Fatal(err)
 			}
-			r, err := svc.Idempotency.Begin(ctx, a, "k1", "POST", "/api/v1/webhooks", body)
+			r, err := svc.Idempotency.Begin(ctx, a, domain.ScopeWebhooksWrite, "k1", "POST", "/api/v1/webhooks", body)
 			if err != nil || r == nil || r.StatusCode != 201 || string(r.Body) != response {
 				t.Fatalf("replay: %+v %v", r, err)
 			}
-			if _, err := svc.Idempotency.Begin(ctx, a, "k1", "POST", "/api/v1/webhooks", []byte(`{}`)); reason(err) != "idempotency_conflict" {
+			if _, err := svc.Idempotency.Begin(ctx, a, domain.ScopeWebhooksWrite, "k1", "POST", "/api/v1/webhooks", []byte(`{}`)); reason(err) != "idempotency_conflict" {
 				t.Fatalf("different body: %v", err)
 			}
 			// At rest the response is sealed: the secret is not in the table.

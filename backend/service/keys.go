@@ -155,7 +155,9 @@ func validateKeyInput(in CreateKeyInput, now time.Time) (domain.APIKey, error) {
 	return key, nil
 }
 
-// normalizeOrigin accepts "*" or scheme://host[:port] with nothing after it.
+// normalizeOrigin accepts "*" or scheme://host[:port] with nothing after it, written as
+// browsers send it in Origin (lower case, no default port), since origins are compared as
+// strings.
 func normalizeOrigin(raw string) (string, error) {
 	o := strings.TrimSpace(raw)
 	if o == "*" {
@@ -166,7 +168,19 @@ func normalizeOrigin(raw string) (string, error) {
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", domain.Invalid("allowed_origins", "%q is not an origin like https://example.com", truncate(raw, 100))
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+	// A pattern would be stored and never match: say so rather than refuse its sites later.
+	if strings.Contains(u.Host, "*") {
+		return "", domain.Invalid("allowed_origins",
+			"%q: patterns are not supported; list each origin (https://app.example.com), or \"*\" for any", truncate(raw, 100))
+	}
+	host := u.Hostname()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port := u.Port(); port != "" && !(u.Scheme == "https" && port == "443") && !(u.Scheme == "http" && port == "80") {
+		host += ":" + port
+	}
+	return strings.ToLower(u.Scheme + "://" + host), nil
 }
 
 // List returns the workspace's keys, newest first (never secrets or hashes).

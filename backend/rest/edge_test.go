@@ -1,0 +1,166 @@
+package rest_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
+)
+
+// Idempotency keys are shared by the workspace's keys, but a replay is an answer of the
+// operation: a key without the operation's scope gets 403, never another key's response
+// (here a webhook's signing secret), and its refusal is not kept for the keys that have it.
+func TestIdempotencyReplayNeedsTheScope(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, full := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		_, narrow := e.owner.NewKey(t, e.svc, domain.ScopeModelsRead)
+
+		first := e.do("POST", "/api/v1/webhooks", full, newHook, "Idempotency-Key", "create-1").want(t, http.StatusCreated)
+		res := e.do("POST", "/api/v1/webhooks", narrow, newHook, "Idempotency-Key", "create-1")
+		got := res.wantError(t, http.StatusForbidden, "insufficient_scope")
+		if msg, _ := got["message"].(string); !strings.Contains(msg, "webhooks:write") {
+			t.Errorf("message %q does not name the scope", msg)
+		}
+		if res.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(res.body), "whsec_") {
+			t.Fatalf("a key without webhooks:write got the replay: %s", res.body)
+		}
+		// The key with the scope still gets its replay.
+		again := e.do("POST", "/api/v1/webhooks", full, newHook, "Idempotency-Key", "create-1").want(t, http.StatusCreated)
+		if again.Header.Get("Idempotent-Replayed") != "true" || string(again.body) != string(first.body) {
+			t.Errorf("replay for the key with the scope: %s", again.body)
+		}
+
+		// A refusal for want of scope is not kept: the key with the scope runs the request.
+		e.do("POST", "/api/v1/webhooks", narrow, newHook, "Idempotency-Key", "create-2").
+			wantError(t, http.StatusForbidden, "insufficient_scope")
+		res = e.do("POST", "/api/v1/webhooks", full, newHook, "Idempotency-Key", "create-2").want(t, http.StatusCreated)
+		if res.Header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("the narrow key's 403 was replayed to the full key: %s", res.body)
+		}
+	})
+}
+
+// A preflight allows every method the API has (PUT /links/ext_{id} included) and the
+// headers the page asks for, such as the OpenAI SDKs' own X-Stainless-* headers: a browser
+// refuses a call whose method or headers the preflight does not list.
+func TestCORSPreflightAllowsEveryMethodAndTheRequestedHeaders(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		preflight := func(path, method, headers string) http.Header {
+			t.Helper()
+			return e.do("OPTIONS", path, "", nil, "Origin", "https://app.example.com",
+				"Access-Control-Request-Method", method, "Access-Control-Request-Headers", headers).
+				want(t, http.StatusNoContent).Header
+		}
+		allowed := func(list, item string) bool {
+			for _, v := range strings.Split(list, ",") {
+				if strings.EqualFold(strings.TrimSpace(v), item) {
+					return true
+				}
+			}
+			return false
+		}
+
+		for path, item := range e.doc.Paths.Map() {
+			for method := range item.Operations() {
+				if h := preflight(strings.NewReplacer("{", "", "}", "").Replace(path), method, "authorization"); !allowed(h.Get("Access-Control-Allow-Methods"), method) {
+					t.Errorf("preflight for %s %s: Access-Control-Allow-Methods %q", method, path, h.Get("Access-Control-Allow-Methods"))
+				}
+			}
+		}
+
+		sdk := "authorization,x-stainless-arch,x-stainless-lang,x-stainless-os,x-stainless-package-version,x-stainless-retry-count,x-stainless-runtime,x-stainless-runtime-version"
+		h := preflight("/api/v1/models", "GET", sdk)
+		for _, name := range strings.Split(sdk, ",") {
+			if !allowed(h.Get("Access-Control-Allow-Headers"), name) {
+				t.Errorf("Access-Control-Allow-Headers %q lacks %s", h.Get("Access-Control-Allow-Headers"), name)
+			}
+		}
+		if h.Get("Access-Control-Allow-Credentials") != "" {
+			t.Error("credentials allowed")
+		}
+		// Anything that is not a list of header names gets the API's own list.
+		h = preflight("/api/v1/models", "GET", "authorization, bad header, (x)")
+		if got := h.Get("Access-Control-Allow-Headers"); strings.Contains(got, "bad") || !allowed(got, "Idempotency-Key") {
+			t.Errorf("Access-Control-Allow-Headers %q", got)
+		}
+	})
+}
+
+// Allowed origins are kept as browsers send Origin: a default port given with the origin
+// still matches, and a pattern (which would never match) is refused when the key is made.
+func TestAllowedOriginsAreStoredAsBrowsersSendThem(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		create := func(origins ...string) (string, error) {
+			_, secret, err := e.svc.Keys.Create(context.Background(), e.owner.Actor, service.CreateKeyInput{
+				Name: "browser", Scopes: []string{"models:read"}, AllowedOrigins: origins})
+			return secret, err
+		}
+		secret, err := create("https://app.example.com:443", "HTTP://Localhost:80/", "http://localhost:3000", "https://[::1]:443")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, origin := range []string{"https://app.example.com", "http://localhost", "http://localhost:3000", "https://[::1]"} {
+			e.do("GET", "/api/v1/models", secret, nil, "Origin", origin).want(t, http.StatusOK)
+		}
+		e.do("GET", "/api/v1/models", secret, nil, "Origin", "https://app.example.com:8443").
+			wantError(t, http.StatusForbidden, "origin_not_allowed")
+
+		_, err = create("https://*.example.com")
+		if e := domain.ErrorOf(err); e.Code != domain.CodeInvalid || e.Param != "allowed_origins" || !strings.Contains(e.Message, "patterns") {
+			t.Errorf("a pattern: %v", err)
+		}
+	})
+}
+
+// The document's 401 names every code a refused key gets, as a client switching on `code`
+// needs them all.
+func TestOpenAPIUnauthorizedNamesEveryCode(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	desc := ""
+	if d := e.doc.Components.Responses["Unauthorized"].Value.Description; d != nil {
+		desc = *d
+	}
+	for _, code := range []string{"missing_api_key", "invalid_api_key", "revoked_api_key", "expired_api_key"} {
+		if !strings.Contains(desc, "`"+code+"`") {
+			t.Errorf("the Unauthorized response does not name %s: %s", code, desc)
+		}
+	}
+}
+
+// An operation without a request body refuses one with fields, naming the first, as every
+// other operation refuses an unknown field: a setting it does not have must not pass
+// silently. No body, or an empty object (some clients send one on every POST), is fine.
+func TestOperationWithoutBodyRefusesFields(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		hook := e.do("POST", "/api/v1/webhooks", secret, newHook).want(t, http.StatusCreated).json(t)
+		rotate := "/api/v1/webhooks/" + hook["id"].(string) + "/rotate-secret"
+
+		got := e.do("POST", rotate, secret, `{"expire_previous_now":true}`).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != "expire_previous_now" {
+			t.Errorf("param %v", got["param"])
+		}
+		e.do("POST", rotate, secret, `[1]`).wantError(t, http.StatusBadRequest, "validation_failed")
+		rotated := func() int {
+			return len(e.do("GET", "/api/v1/events?type=webhook.secret_rotated", secret, nil).want(t, http.StatusOK).json(t)["data"].([]any))
+		}
+		if n := rotated(); n != 0 {
+			t.Errorf("refused requests rotated the secret %d times", n)
+		}
+
+		e.do("POST", rotate, secret, nil).want(t, http.StatusOK)
+		e.do("POST", rotate, secret, " {} ").want(t, http.StatusOK)
+		if n := rotated(); n != 2 {
+			t.Errorf("%d rotations, want 2", n)
+		}
+	})
+}
