@@ -63,6 +63,9 @@ func (sb *Subscriptions) Create(ctx context.Context, a Actor, in CreateSubscript
 	}
 	sub := hook.Subscription()
 	err = sb.s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := tx.LockWorkspace(ctx, wsID); err != nil { // the count below stays true until commit
+			return err
+		}
 		n, err := tx.CountWebhooks(ctx, wsID, domain.WebhookKindSubscription)
 		if err != nil {
 			return err

@@ -285,6 +285,9 @@ func (w *Webhooks) Create(ctx context.Context, a Actor, in CreateWebhookInput) (
 		return domain.Webhook{}, "", domain.Internal(err)
 	}
 	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := tx.LockWorkspace(ctx, wsID); err != nil { // the count below stays true until commit
+			return err
+		}
 		n, err := tx.CountWebhooks(ctx, wsID, domain.WebhookKindEndpoint)
 		if err != nil {
 			return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,6 +171,47 @@ func TestWebhookLimitPerWorkspace(t *testing.T) {
 	other := servicetest.NewOwner(t, svc)
 	if _, _, err := svc.Webhooks.Create(ctx, other.Actor, in); err != nil {
 		t.Fatalf("other workspace: %v", err)
+	}
+}
+
+// Concurrent creates near the limit never pass it: the count and the insert hold the
+// workspace (on PostgreSQL several requests count at once otherwise, and 104 endpoints were
+// stored).
+func TestWebhookLimitHoldsUnderConcurrency(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			svc, _ := servicetest.New(t, d, service.Config{})
+			owner := servicetest.NewOwner(t, svc)
+			ctx := context.Background()
+			in := service.CreateWebhookInput{URL: "https://example.com/h", EventTypes: []string{"*"}}
+			for range service.MaxWebhooksPerWorkspace - 2 {
+				if _, _, err := svc.Webhooks.Create(ctx, owner.Actor, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var wg sync.WaitGroup
+			var created atomic.Int32
+			for range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, _, err := svc.Webhooks.Create(ctx, owner.Actor, in); err == nil {
+						created.Add(1)
+					} else if e := domain.ErrorOf(err); e == nil || e.Reason != "webhook_limit_reached" {
+						t.Errorf("create: %v", err)
+					}
+				}()
+			}
+			wg.Wait()
+			page, err := svc.Webhooks.List(ctx, owner.Actor, domain.ListParams{Limit: domain.Limit(100)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(page.Data); created.Load() != 2 || n != service.MaxWebhooksPerWorkspace || page.HasMore {
+				t.Fatalf("%d concurrent creates succeeded and %d endpoints stored (more: %v), want 2 and %d", created.Load(), n,
+					page.HasMore, service.MaxWebhooksPerWorkspace)
+			}
+		})
 	}
 }
 

@@ -467,3 +467,14 @@ func unreachable(err error) bool {
 	var opErr *net.OpError
 	return errors.As(err, &opErr)
 }
+
+// LockWorkspace holds the workspace's row until the transaction ends, so that a limit
+// checked by counting (endpoints, instances a workspace may have) holds between concurrent
+// requests on several replicas. SQLite's write transactions are serialised already.
+func (t *Tx) LockWorkspace(ctx context.Context, id string) error {
+	if t.s.dialect != Postgres {
+		return nil
+	}
+	var ids []string
+	return t.sel(ctx, &ids, `SELECT id FROM workspaces WHERE id = ? FOR UPDATE`, id)
+}

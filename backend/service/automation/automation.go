@@ -115,6 +115,9 @@ func newSecret(kind string) string {
 func (a *Automation) Create(ctx context.Context, ac service.Actor, in EndpointInput) (Created, error) {
 	var out Created
 	err := a.s.Mutate(ctx, ac, domain.ScopeAutomationWrite, func(c service.Change) error {
+		if err := c.Tx.LockWorkspace(ctx, c.WorkspaceID); err != nil { // the count below stays true until commit
+			return err
+		}
 		n, err := c.Tx.CountPublishers(ctx, c.WorkspaceID)
 		if err != nil {
 			return err
