@@ -527,7 +527,7 @@ func (a *api) routes() []route {
 			description: "One endpoint of the workspace (without its secret).",
 		},
 		{
-			method: "PATCH", path: "/api/v1/webhooks/{id}", operationID: "updateWebhook", serve: callWithBody(a.updateWebhook),
+			method: "PATCH", path: "/api/v1/webhooks/{id}", operationID: "updateWebhook", serve: callWithNulls(a.updateWebhook),
 			tag: "Webhooks", scope: "webhooks:write",
 			summary: "Update a webhook endpoint",
 			returns: "The changed endpoint.",

@@ -419,6 +419,12 @@ func TestWebhookPatchNulls(t *testing.T) {
 		if got["param"] != "url" {
 			t.Errorf("url null: param %v (%v)", got["param"], got["message"])
 		}
+		for _, name := range []string{"event_types", "enabled"} {
+			got = e.do("PATCH", "/api/v1/webhooks/"+id, secret, `{"`+name+`": null}`).wantError(t, http.StatusBadRequest, "validation_failed")
+			if got["param"] != name {
+				t.Errorf("%s null: param %v (%v)", name, got["param"], got["message"])
+			}
+		}
 		got = e.do("PATCH", "/api/v1/webhooks/"+id, secret, `{"url": 5}`).wantError(t, http.StatusBadRequest, "validation_failed")
 		if got["param"] != "url" {
 			t.Errorf("url of the wrong type: param %v", got["param"])
