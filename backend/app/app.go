@@ -195,25 +195,18 @@ func (a *App) routes() http.Handler {
 	return h
 }
 
-// apiFirst sends /api/v1/ requests straight to the API when the mux would send them there
-// anyway (a clean, unescaped path under /api/v1/), sparing the API's hottest path the mux's
-// pattern matching; everything else goes through the mux.
+// apiFirst sends every request under /api/v1 to the API, sparing its hottest path the
+// mux's pattern matching. A path the mux would clean (/api/v1//me, /api/v1) would get its
+// redirect with an HTML body; the API answers its JSON 404 instead.
 func apiFirst(api, mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if strings.HasPrefix(p, rest.Prefix+"/") && r.URL.RawPath == "" && r.Method != http.MethodConnect && cleanPath(p) {
+		if (p == rest.Prefix || strings.HasPrefix(p, rest.Prefix+"/")) && r.Method != http.MethodConnect {
 			api.ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
-}
-
-// cleanPath reports whether p is what path.Clean makes of it (a trailing slash allowed), so
-// that http.ServeMux would not redirect it.
-func cleanPath(p string) bool {
-	return !strings.Contains(p, "//") && !strings.Contains(p, "/./") && !strings.Contains(p, "/../") &&
-		!strings.HasSuffix(p, "/.") && !strings.HasSuffix(p, "/..")
 }
 
 // shortHostFirst serves requests for the dedicated short host as visits of /{slug}; the

@@ -261,3 +261,21 @@ func TestAPIEdgeRulesOnBothTransports(t *testing.T) {
 
 func first(r *http.Response, _ []byte) *http.Response            { return r }
 func first3(r *http.Response, _ string, _ []byte) *http.Response { return r }
+
+// Paths under /api/v1 that are not clean, and /api/v1 itself, get the API's JSON 404, not
+// the mux's redirect with an HTML body (which clients following redirects would take for
+// the cleaned path's answer).
+func TestUncleanAPIPathsAreNotFound(t *testing.T) {
+	cfg, _ := app.FromEnv(func(string) string { return "" })
+	e := newEdge(t, cfg)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/api/v1", "/api/v1//me", "/api/v1/./me", "/api/v1/x/../me"} {
+		resp, body := e.request(noFollow, "GET", p, "", "Authorization", "Bearer "+e.secret)
+		var out struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		if resp.StatusCode != http.StatusNotFound || json.Unmarshal(body, &out) != nil || out.Error.Code == "" {
+			t.Errorf("GET %s: %d %s, want a JSON 404", p, resp.StatusCode, body)
+		}
+	}
+}

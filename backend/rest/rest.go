@@ -142,6 +142,9 @@ func (a *api) newRouter() *mux.Router {
 		}
 		r.Handle(rt.path, h).Methods(rt.method).Name(rt.operationID)
 	}
+	// A path that is not clean (/api/v1//me) is no route: a 404 in JSON, not mux's 301 to
+	// the cleaned path, which would answer a different URL than the one asked.
+	r.SkipClean(true)
 	r.NotFoundHandler = http.HandlerFunc(a.notFound)
 	r.MethodNotAllowedHandler = http.HandlerFunc(a.methodNotAllowed)
 	return r
