@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -398,13 +399,20 @@ func loadModels(path string) ([]domain.Model, error) {
 		return nil, err
 	}
 	var models []domain.Model
-	if err := json.Unmarshal(raw, &models); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields() // a misspelt "owned_by" would pass silently otherwise
+	if err := dec.Decode(&models); err != nil {
 		return nil, fmt.Errorf("models file %s: %w", path, err)
 	}
+	seen := make(map[string]int, len(models))
 	for i := range models {
 		if models[i].ID == "" {
 			return nil, fmt.Errorf("models file %s: entry %d has no id", path, i)
 		}
+		if j, dup := seen[models[i].ID]; dup {
+			return nil, fmt.Errorf("models file %s: entries %d and %d have the same id %q", path, j, i, models[i].ID)
+		}
+		seen[models[i].ID] = i
 		models[i].Object = "model"
 		if models[i].OwnedBy == "" {
 			models[i].OwnedBy = "system"

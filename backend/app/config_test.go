@@ -213,6 +213,12 @@ func TestModelsFileIsServed(t *testing.T) {
 	if _, err := app.New(t.Context(), cfg, discard()); err == nil {
 		t.Fatal("a catalog entry without id was accepted")
 	}
+	for _, catalog := range []string{`[{"id":"a"},{"id":"a"}]`, `[{"id":"a","ownedBy":"x"}]`} {
+		_ = os.WriteFile(bad, []byte(catalog), 0o600)
+		if _, err := app.New(t.Context(), cfg, discard()); err == nil {
+			t.Fatalf("catalog %s was accepted", catalog)
+		}
+	}
 }
 
 func withInterval(c retention.Config, d time.Duration) retention.Config {
