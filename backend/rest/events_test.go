@@ -116,12 +116,18 @@ func TestEventsBadInput(t *testing.T) {
 			{"since=yesterday", "since"},
 			{"until=2025-13-01T00:00:00Z", "until"},
 			{"since=2025-04-02T00:00:00Z&until=2025-04-01T00:00:00Z", "until"},
+			{"types=api_key.created", "types"}, // GraphQL's argument name: never read as "no filter"
+			{"limit=5&instance_id=inst_01jc0000000000000000000001", "instance_id"},
 		}
 		for _, c := range cases {
 			got := e.do("GET", "/api/v1/events?"+c.query, secret, nil).wantError(t, http.StatusBadRequest, "validation_failed")
 			if got["param"] != c.param || got["type"] != "invalid_request_error" {
 				t.Errorf("?%s: param %v, want %s (%v)", c.query, got["param"], c.param, got["message"])
 			}
+		}
+		// An operation without parameters refuses them too.
+		if got := e.do("GET", "/api/v1/me?expand=workspace", secret, nil).wantError(t, http.StatusBadRequest, "validation_failed"); got["param"] != "expand" {
+			t.Errorf("/me?expand: %v", got)
 		}
 	})
 }

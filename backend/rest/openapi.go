@@ -252,7 +252,8 @@ func (rt route) operation(schemas *schemaSet) obj {
 		responses["201"] = obj{"description": "Created: " + rt.okText(), "headers": okHeaders, "content": content}
 	}
 	if !rt.public {
-		statuses = append(statuses, 401, 403, 429, 500, 503)
+		// 400 too: two Authorization headers, or a query parameter the operation lacks.
+		statuses = append(statuses, 400, 401, 403, 429, 500, 503)
 	}
 	if rt.serve.body != nil || rt.method == http.MethodPost {
 		statuses = append(statuses, 400, 413)

@@ -3,10 +3,12 @@ package rest
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"slices"
 	"sort"
 	"testing"
+	"time"
 )
 
 // TestSchemasListTheJSONFields checks the reflection against encoding/json itself: for the
@@ -121,7 +123,14 @@ func TestInputTypes(t *testing.T) {
 		if f := jsonFields(in); rt.serve.body == nil && len(f) > 0 {
 			t.Errorf("%s: %s has body fields but the route reads no body", rt.operationID, in)
 		}
-		req := httptest.NewRequest("GET", "/?limit=1&after=x&since=2025-01-01T00:00:00Z&until=2025-01-02T00:00:00Z&type=a,b", nil)
+		q := url.Values{}
+		for _, p := range paramFields(in) {
+			if p.in == "query" {
+				q.Set(p.name, map[reflect.Type]string{reflect.TypeFor[string](): "x", reflect.TypeFor[[]string](): "a,b",
+					reflect.TypeFor[*time.Time](): "2025-01-01T00:00:00Z", reflect.TypeFor[*int](): "1", reflect.TypeFor[*bool](): "true"}[p.typ])
+			}
+		}
+		req := httptest.NewRequest("GET", "/?"+q.Encode(), nil)
 		if err := readParams(req, reflect.New(in).Interface(), paramFields(in)); err != nil {
 			t.Errorf("%s: %v", rt.operationID, err)
 		}

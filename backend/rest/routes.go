@@ -48,6 +48,10 @@ type endpoint struct {
 func call[Out any](h func(*http.Request) (Out, error)) endpoint {
 	return endpoint{response: reflect.TypeFor[Out](), handler: func(a *api, rt route) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
+			if err := knownQuery(r, nil); err != nil {
+				a.error(w, r, err)
+				return
+			}
 			if rt.method != http.MethodGet && rt.method != http.MethodDelete {
 				if err := decodeNone(r, nil); err != nil {
 					a.error(w, r, err)

@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,9 @@ func paramFields(t reflect.Type) []paramField {
 // readParams fills the parameter fields of *dst (fields: paramFields of its type) from the
 // request.
 func readParams(r *http.Request, dst any, fields []paramField) error {
+	if err := knownQuery(r, fields); err != nil {
+		return err
+	}
 	v := reflect.ValueOf(dst).Elem()
 	for _, p := range fields {
 		f := v.FieldByIndex(p.index)
@@ -163,4 +167,32 @@ func (s *schemaSet) params(t reflect.Type) []obj {
 		}
 	}
 	return out
+}
+
+// knownQuery refuses a query parameter the operation does not have, as unknown body fields
+// are refused: GET /events?types=… (for type) must not pass as "no filter".
+func knownQuery(r *http.Request, fields []paramField) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	var known []string
+	for _, p := range fields {
+		if p.in == "query" {
+			known = append(known, p.name)
+		}
+	}
+	names := make([]string, 0, len(r.URL.Query()))
+	for name := range r.URL.Query() {
+		if !slices.Contains(known, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	if len(known) == 0 {
+		return domain.Invalid(names[0], "unknown query parameter %q: this operation takes none", names[0])
+	}
+	return domain.Invalid(names[0], "unknown query parameter %q: this operation takes %s", names[0], strings.Join(known, ", "))
 }
