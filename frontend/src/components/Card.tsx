@@ -23,11 +23,11 @@ export function Card({
     <section className={styles.card} aria-labelledby={title && id ? `${id}-title` : undefined}>
       {(title || actions) && (
         <div className={styles.header}>
-          <div>
+          <div className={styles.heading}>
             {title && <Heading id={id ? `${id}-title` : undefined}>{title}</Heading>}
             {description && <p>{description}</p>}
           </div>
-          {actions && <div className="row">{actions}</div>}
+          {actions && <div className={`row ${styles.actions}`}>{actions}</div>}
         </div>
       )}
       <div className={flush ? styles.flush : styles.body}>{children}</div>

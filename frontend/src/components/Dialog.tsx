@@ -1,7 +1,7 @@
 import * as RadixDialog from '@radix-ui/react-dialog';
 import * as RadixAlert from '@radix-ui/react-alert-dialog';
 import { X } from 'lucide-react';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Button } from './Button';
 import { InlineError } from './States';
 import styles from './Dialog.module.css';
@@ -30,8 +30,45 @@ function focusFirstField(e: Event) {
   }
 }
 
+/** The element that last had focus outside every dialog. */
+let lastFocusedOutside: HTMLElement | null = null;
+if (typeof document !== 'undefined') {
+  document.addEventListener(
+    'focusin',
+    (e) => {
+      if (e.target instanceof HTMLElement && !e.target.closest('[role="dialog"], [role="alertdialog"]')) lastFocusedOutside = e.target;
+    },
+    true,
+  );
+}
+
+/**
+ * Radix gives focus back to a Dialog.Trigger only; these dialogs are opened from state, so
+ * without this focus would fall to <body> on close. Remembers what had focus when the dialog
+ * opened (or, for a dialog opened as another one closed, what had it before that one) and
+ * focuses it again on close while it is still on the page.
+ */
+function useReturnFocus() {
+  const opener = useRef<HTMLElement | null>(null);
+  return {
+    remember() {
+      const active = document.activeElement;
+      opener.current = active instanceof HTMLElement && active !== document.body && active.isConnected ? active : lastFocusedOutside;
+    },
+    restore(e: Event) {
+      const target = opener.current;
+      opener.current = null;
+      if (target?.isConnected) {
+        e.preventDefault();
+        target.focus({ preventScroll: true });
+      }
+    },
+  };
+}
+
 /** A modal dialog: traps focus, closes on Escape, returns focus to what had it before. */
 export function Dialog({ open, onOpenChange, title, description, children, footer, wide, modalStrict, onSubmit }: DialogProps) {
+  const returnFocus = useReturnFocus();
   const inner = (
     <>
       {children && <div className={styles.body}>{children}</div>}
@@ -44,7 +81,11 @@ export function Dialog({ open, onOpenChange, title, description, children, foote
         <RadixDialog.Overlay className={styles.overlay} />
         <RadixDialog.Content
           className={`${styles.content} ${wide ? styles.wide : ''}`}
-          onOpenAutoFocus={focusFirstField}
+          onOpenAutoFocus={(e) => {
+            returnFocus.remember();
+            focusFirstField(e);
+          }}
+          onCloseAutoFocus={returnFocus.restore}
           onPointerDownOutside={modalStrict ? (e) => e.preventDefault() : undefined}
           onInteractOutside={modalStrict ? (e) => e.preventDefault() : undefined}
           {...(description ? {} : { 'aria-describedby': undefined })}
@@ -88,6 +129,7 @@ export interface ConfirmDialogProps {
 export function ConfirmDialog({ open, onOpenChange, title, description, confirmLabel, danger, onConfirm }: ConfirmDialogProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const returnFocus = useReturnFocus();
   const change = (next: boolean) => {
     if (busy) return;
     if (!next) setError('');
@@ -113,7 +155,7 @@ export function ConfirmDialog({ open, onOpenChange, title, description, confirmL
     <RadixAlert.Root open={open} onOpenChange={change}>
       <RadixAlert.Portal>
         <RadixAlert.Overlay className={styles.overlay} />
-        <RadixAlert.Content className={styles.content}>
+        <RadixAlert.Content className={styles.content} onOpenAutoFocus={returnFocus.remember} onCloseAutoFocus={returnFocus.restore}>
           <div className={styles.header}>
             <div>
               <RadixAlert.Title className={styles.title}>{title}</RadixAlert.Title>

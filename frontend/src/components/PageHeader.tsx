@@ -15,7 +15,7 @@ export function PageHeader({
   }, [title]);
   return (
     <div className={styles.header}>
-      <div>
+      <div className={styles.heading}>
         <h1>{title}</h1>
         {description && <p className={styles.description}>{description}</p>}
       </div>

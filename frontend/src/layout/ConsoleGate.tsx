@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { useClient, useQuery } from 'urql';
+import { PageErrorBoundary } from '../components/PageErrorBoundary';
 import { ErrorState, Loading } from '../components/States';
 import { EnsureWorkspaceDocument, ViewerDocument, type EnsureWorkspaceMutation } from '../graphql/generated';
 import { errorMessage } from '../lib/errors';
@@ -84,7 +85,10 @@ export function ConsoleGate() {
   return (
     <SessionContext.Provider value={{ user, workspace: ws.workspace }}>
       <AppShell>
-        <Outlet />
+        {/* Keyed by path: going to another page leaves a page's error behind. */}
+        <PageErrorBoundary key={location.pathname}>
+          <Outlet />
+        </PageErrorBoundary>
       </AppShell>
     </SessionContext.Provider>
   );

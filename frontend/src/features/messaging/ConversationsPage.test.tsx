@@ -65,6 +65,8 @@ describe('ConversationsPage', () => {
     renderWithClient(<ConversationsPage />, { client, route: '/api/messages', path: '/api/messages' });
     expect(await screen.findByRole('heading', { name: 'No chats yet' })).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'New message' }));
+    // Ready to type the recipient, without tabbing through the chat list.
+    expect(screen.getByLabelText('To')).toHaveFocus();
     await user.click(screen.getByRole('button', { name: 'Send' }));
     expect(screen.getByText(/enter a phone number/i)).toBeInTheDocument();
     expect(send).not.toHaveBeenCalled();

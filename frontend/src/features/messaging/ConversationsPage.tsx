@@ -82,8 +82,10 @@ export function Composer({
       {to === null && (
         <div className={styles.composerRow}>
           <label htmlFor="composer-to">To</label>
+          {/* Shown when the user asks for a new message: ready to type the recipient. */}
           <input
             id="composer-to"
+            autoFocus
             className="input mono"
             value={recipient}
             onChange={(e) => setRecipient(e.target.value)}

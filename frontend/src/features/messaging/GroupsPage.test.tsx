@@ -102,11 +102,13 @@ describe('GroupsPage', () => {
     // The instance itself cannot be removed; others can.
     expect(screen.queryByRole('button', { name: 'Remove +15551110001 from Team' })).not.toBeInTheDocument();
 
+    const add = screen.getByLabelText('Add participant');
     await user.click(screen.getByRole('button', { name: 'Add' }));
-    expect(screen.getByText('Enter a phone number to add.')).toBeInTheDocument();
+    // The add form's errors are its field's description, shown under it.
+    expect(add).toHaveAccessibleDescription('Enter a phone number to add.');
+    expect(add).toHaveAttribute('aria-invalid', 'true');
     expect(change).not.toHaveBeenCalled();
 
-    const add = screen.getByLabelText('Add participant');
     await user.type(add, '+15553330003');
     await user.click(screen.getByRole('button', { name: 'Add' }));
     await waitFor(() => expect(toast()).toHaveTextContent('Added to Team'));
@@ -123,6 +125,7 @@ describe('GroupsPage', () => {
     await user.type(add, '+15559990009');
     await user.click(screen.getByRole('button', { name: 'Add' }));
     expect(await screen.findByText('this instance is not an admin of the group')).toBeInTheDocument();
+    expect(add).toHaveAccessibleDescription('this instance is not an admin of the group');
     expect(add).toHaveValue('+15559990009');
     expect(within(members).queryByText('+15559990009')).not.toBeInTheDocument();
   });

@@ -73,15 +73,18 @@ function GroupCard({ instance, group, onToast, onLeave }: { instance: InstanceFi
   const client = useClient();
   const [add, setAdd] = useState('');
   const [error, setError] = useState('');
+  // An error of the add form shows under its field, not above the list of participants.
+  const [addError, setAddError] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   const g = group;
 
   const change = async (key: string, vars: { add?: string[]; remove?: string[] }, done: string) => {
     setBusy(key);
     setError('');
+    setAddError('');
     const r = await client.mutation(ChangeGroupParticipantsDocument, { instanceId: instance.id, id: g.id, add: vars.add ?? null, remove: vars.remove ?? null }).toPromise();
     setBusy(null);
-    if (r.error) setError(errorMessage(r.error));
+    if (r.error) (vars.add ? setAddError : setError)(errorMessage(r.error));
     else {
       onToast(done);
       if (vars.add) setAdd('');
@@ -134,18 +137,31 @@ function GroupCard({ instance, group, onToast, onLeave }: { instance: InstanceFi
             e.preventDefault();
             const list = parseAddresses(add);
             if (!list.length) {
-              setError('Enter a phone number to add.');
+              setAddError('Enter a phone number to add.');
               return;
             }
             void change('add', { add: list }, `Added to ${g.subject}`);
           }}
         >
           <label htmlFor={addId}>Add participant</label>
-          <input id={addId} className="input mono" value={add} onChange={(e) => setAdd(e.target.value)} placeholder="+15551234567" />
+          <input
+            id={addId}
+            className="input mono"
+            value={add}
+            onChange={(e) => setAdd(e.target.value)}
+            placeholder="+15551234567"
+            aria-invalid={addError ? true : undefined}
+            aria-describedby={addError ? `${addId}-error` : undefined}
+          />
           <Button type="submit" size="sm" loading={busy === 'add'} icon={<UserPlus size={14} aria-hidden="true" />}>
             Add
           </Button>
         </form>
+      )}
+      {!g.left && addError && (
+        <p id={`${addId}-error`} className={styles.error} role="alert">
+          {addError}
+        </p>
       )}
     </Card>
   );
