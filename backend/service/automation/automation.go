@@ -190,7 +190,7 @@ func (a *Automation) apply(ctx context.Context, ac service.Actor, c service.Chan
 				return domain.Invalid("schema", "schema is at most %d bytes", MaxSchemaBytes)
 			}
 			if _, err := compileSchema(json.RawMessage(raw)); err != nil {
-				return domain.Invalid("schema", "schema is not a valid JSON Schema: %s", err.Error())
+				return domain.Invalid("schema", "schema is not a valid JSON Schema: %s", schemaProblem(err))
 			}
 			p.Schema = json.RawMessage(raw)
 		}

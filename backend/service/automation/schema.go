@@ -3,6 +3,7 @@ package automation
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -31,6 +32,30 @@ func compileSchema(raw []byte) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	return c.Compile(loc)
+}
+
+// schemaProblem says why a schema does not compile: for a schema the metaschema refuses,
+// the innermost reason and where ("at '/type': value must be one of …"), without the
+// library's nesting or the internal URL the schema was compiled under.
+func schemaProblem(err error) string {
+	var se *jsonschema.SchemaValidationError
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	best, depth := "", -1
+	for _, line := range strings.Split(se.Err.Error(), "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if !strings.HasPrefix(trimmed, "- at ") {
+			continue
+		}
+		if d := len(line) - len(trimmed); d > depth {
+			best, depth = strings.TrimPrefix(trimmed, "- "), d
+		}
+	}
+	if best == "" {
+		return "it does not follow the JSON Schema specification"
+	}
+	return best
 }
 
 // schemas caches compiled schemas by endpoint id and version (its updated_at).
