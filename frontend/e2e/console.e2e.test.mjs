@@ -141,7 +141,12 @@ describe('console end to end', { timeout: 300_000 }, () => {
     }
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    await page.waitForFunction(() => document.activeElement?.textContent?.includes('Create API key'), null, { timeout: 2_000 });
+    // The button that opened it, not <body> (whose text also includes the button's).
+    await page.waitForFunction(
+      () => document.activeElement?.tagName === 'BUTTON' && document.activeElement.textContent?.includes('Create API key'),
+      null,
+      { timeout: 2_000 },
+    );
   });
 
   it('API reference shows GET /api/v1/models with Parameters, Request body, cURL, Responses; Try it returns 200', async () => {
