@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
@@ -58,23 +60,39 @@ func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.Create
 	return &model.CreateWebhookPayload{Secret: secret, Webhook: ptr(toWebhook(h))}, nil
 }
 
-// UpdateWebhook changes the fields that are given; instanceId "" removes the instance
-// filter (null and absent leave it as it is).
+// UpdateWebhook changes the fields that are given; null or "" removes the description and
+// the instance filter, and null is refused for the fields an endpoint cannot be without, as
+// REST's PATCH does.
 func (r *mutationResolver) UpdateWebhook(ctx context.Context, id string, input model.UpdateWebhookInput) (*model.Webhook, error) {
-	in := service.UpdateWebhookInput{
-		URL:         input.URL,
-		Description: input.Description,
-		InstanceID:  input.InstanceID,
-		Enabled:     input.Enabled,
+	var in service.UpdateWebhookInput
+	var err error
+	if in.URL, err = required(input.URL, "url"); err != nil {
+		return nil, err
 	}
-	if input.EventTypes != nil {
-		in.EventTypes = &input.EventTypes
+	if in.Enabled, err = required(input.Enabled, "enabled"); err != nil {
+		return nil, err
 	}
+	if types, set := input.EventTypes.ValueOK(); set {
+		if types == nil {
+			return nil, domain.Invalid("event_types", "eventTypes cannot be removed: send a new value or leave it out")
+		}
+		in.EventTypes = &types
+	}
+	in.Description, in.InstanceID = clearable(input.Description), clearable(input.InstanceID)
 	h, err := r.svc.Webhooks.Update(ctx, actor(ctx), id, in)
 	if err != nil {
 		return nil, err
 	}
 	return ptr(toWebhook(h)), nil
+}
+
+// required reads a field that cannot be cleared: absent is nil, null is refused.
+func required[T any](o graphql.Omittable[*T], param string) (*T, error) {
+	v, set := o.ValueOK()
+	if set && v == nil {
+		return nil, domain.Invalid(param, "%s cannot be removed: send a new value or leave it out", camelCase(param))
+	}
+	return v, nil
 }
 
 func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (bool, error) {

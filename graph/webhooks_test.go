@@ -161,6 +161,21 @@ func TestWebhookRules(t *testing.T) {
 			}
 		}
 
+		// null is refused for what an endpoint cannot be without, and removes the description.
+		update := `mutation($id: ID!, $in: UpdateWebhookInput!) { updateWebhook(id: $id, input: $in) { ` + webhookFields + ` } }`
+		for _, field := range []string{"url", "eventTypes", "enabled"} {
+			_, r := h.post(t, update, map[string]any{"id": hook.ID, "in": map[string]any{field: nil, "description": "changed"}}, withSession(tokenA))
+			if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != field {
+				t.Errorf("%s null: %+v", field, r.Errors)
+			}
+		}
+		_, r0 := h.post(t, update, map[string]any{"id": hook.ID, "in": map[string]any{"description": nil}}, withSession(tokenA))
+		var cleared struct{ UpdateWebhook webhook }
+		r0.decode(t, &cleared)
+		if cleared.UpdateWebhook.Description != "" || cleared.UpdateWebhook.URL != hook.URL || !cleared.UpdateWebhook.Enabled {
+			t.Errorf("description null: %+v", cleared.UpdateWebhook)
+		}
+
 		// Another workspace's endpoint does not exist for B.
 		for _, q := range []string{
 			`query($id: ID!) { webhook(id: $id) { id } }`,

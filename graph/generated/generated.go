@@ -21880,35 +21880,35 @@ func (ec *executionContext) unmarshalInputUpdateWebhookInput(ctx context.Context
 			if err != nil {
 				return it, err
 			}
-			it.URL = data
+			it.URL = graphql.OmittableOf(data)
 		case "description":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Description = data
+			it.Description = graphql.OmittableOf(data)
 		case "eventTypes":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("eventTypes"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.EventTypes = data
+			it.EventTypes = graphql.OmittableOf(data)
 		case "instanceId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceId"))
 			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.InstanceID = data
+			it.InstanceID = graphql.OmittableOf(data)
 		case "enabled":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Enabled = data
+			it.Enabled = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

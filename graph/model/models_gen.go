@@ -710,11 +710,11 @@ type UpdateLinkInput struct {
 }
 
 type UpdateWebhookInput struct {
-	URL         *string  `json:"url,omitempty"`
-	Description *string  `json:"description,omitempty"`
-	EventTypes  []string `json:"eventTypes,omitempty"`
-	InstanceID  *string  `json:"instanceId,omitempty"`
-	Enabled     *bool    `json:"enabled,omitempty"`
+	URL         graphql.Omittable[*string]  `json:"url,omitempty"`
+	Description graphql.Omittable[*string]  `json:"description,omitempty"`
+	EventTypes  graphql.Omittable[[]string] `json:"eventTypes,omitempty"`
+	InstanceID  graphql.Omittable[*string]  `json:"instanceId,omitempty"`
+	Enabled     graphql.Omittable[*bool]    `json:"enabled,omitempty"`
 }
 
 type Viewer struct {
