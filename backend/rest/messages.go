@@ -30,14 +30,21 @@ type messageContent struct {
 	Template *templateInput
 }
 
-func (c messageContent) input() messaging.ContentInput {
+func (c messageContent) input() (messaging.ContentInput, error) {
 	in := messaging.ContentInput{Type: c.Type, Text: c.Text}
 	if c.Media != nil {
 		in.Media = &domain.Media{URL: c.Media.URL, Caption: c.Media.Caption, FileName: c.Media.FileName, MimeType: c.Media.MimeType,
 			ProviderMediaID: c.Media.ProviderMediaID}
 	}
 	if c.Location != nil {
-		in.Location = &domain.Location{Latitude: c.Location.Latitude, Longitude: c.Location.Longitude,
+		// Left out, a coordinate would decode as 0 and send a point off Africa's coast.
+		if c.Location.Latitude == nil {
+			return in, domain.Invalid("location.latitude", "location.latitude is required")
+		}
+		if c.Location.Longitude == nil {
+			return in, domain.Invalid("location.longitude", "location.longitude is required")
+		}
+		in.Location = &domain.Location{Latitude: *c.Location.Latitude, Longitude: *c.Location.Longitude,
 			Name: c.Location.Name, Address: c.Location.Address}
 	}
 	if c.Contact != nil {
@@ -52,7 +59,7 @@ func (c messageContent) input() messaging.ContentInput {
 	if c.Template != nil {
 		in.Template = &domain.Template{Name: c.Template.Name, Language: c.Template.Language, Components: c.Template.Components}
 	}
-	return in
+	return in, nil
 }
 
 // The parts of message content, as requests carry them.
@@ -65,10 +72,10 @@ type (
 		MimeType        string `json:"mime_type,omitempty" maxLength:"100" example:"application/pdf" doc:"The media type, if the URL does not tell it."`
 	}
 	locationInput struct {
-		Latitude  float64 `json:"latitude" required:"true" minimum:"-90" maximum:"90" example:"51.5007" doc:"Degrees north."`
-		Longitude float64 `json:"longitude" required:"true" minimum:"-180" maximum:"180" example:"-0.1246" doc:"Degrees east."`
-		Name      string  `json:"name,omitempty" maxLength:"300" example:"Big Ben" doc:"The place's name."`
-		Address   string  `json:"address,omitempty" maxLength:"300" example:"Westminster, London SW1A 0AA" doc:"The place's address."`
+		Latitude  *float64 `json:"latitude" type:"number" required:"true" minimum:"-90" maximum:"90" example:"51.5007" doc:"Degrees north."`
+		Longitude *float64 `json:"longitude" type:"number" required:"true" minimum:"-180" maximum:"180" example:"-0.1246" doc:"Degrees east."`
+		Name      string   `json:"name,omitempty" maxLength:"300" example:"Big Ben" doc:"The place's name."`
+		Address   string   `json:"address,omitempty" maxLength:"300" example:"Westminster, London SW1A 0AA" doc:"The place's address."`
 	}
 	contactCardInput struct {
 		Name   string   `json:"name" required:"true" maxLength:"200" example:"Ada Lovelace" doc:"The contact's name."`
@@ -111,7 +118,7 @@ type messagesQuery struct {
 	Direction string     `json:"-" query:"direction" enum:"inbound,outbound" example:"inbound" doc:"Only messages sent (outbound) or received (inbound)."`
 	Status    string     `json:"-" query:"status" enum:"queued,sent,delivered,read,failed,received" example:"delivered" doc:"Only messages with this status."`
 	ChatID    string     "json:\"-\" query:\"chat_id\" example:\"chat_01jr8d0c3b5n7q9s1u3w5y7a9c\" doc:\"Only messages of this chat (`chat_…`).\""
-	Address   string     `json:"-" query:"address" example:"+15551234567" doc:"Only messages of the chat with this address (a contact's or a group's)."`
+	Address   string     `json:"-" query:"address" example:"+15551234567" doc:"Only messages of the chat with this address (a contact's or a group's; a group also by its grp_ id)."`
 	Since     *time.Time `json:"-" query:"since" example:"2025-04-01T00:00:00Z" doc:"Only messages created at or after this time (RFC 3339)."`
 	Until     *time.Time `json:"-" query:"until" example:"2025-04-30T00:00:00Z" doc:"Only messages created before this time (RFC 3339)."`
 	listQuery
@@ -155,9 +162,12 @@ type injectMessageRequest struct {
 }
 
 func (a *api) sendMessage(r *http.Request, in sendMessageRequest) (domain.MessageObject, error) {
+	content, err := messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction, in.Template}.input()
+	if err != nil {
+		return domain.MessageObject{}, err
+	}
 	m, err := a.opts.Messaging.Messages.Send(r.Context(), actor(r), in.ID, messaging.SendInput{To: in.To,
-		ContentInput: messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction, in.Template}.input(),
-		ReplyTo:      in.ReplyTo})
+		ContentInput: content, ReplyTo: in.ReplyTo})
 	return m.Object(m.Sender), err // an outbound message's sender is the instance's address
 }
 
@@ -188,9 +198,11 @@ func (a *api) sendTyping(r *http.Request, in typingRequest) (typingObject, error
 }
 
 func (a *api) injectMessage(r *http.Request, in injectMessageRequest) (domain.MessageObject, error) {
+	content, err := messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction, nil}.input()
+	if err != nil {
+		return domain.MessageObject{}, err
+	}
 	m, address, err := a.opts.Messaging.Messages.Inject(r.Context(), actor(r), in.ID, messaging.InjectInput{From: in.From,
-		FromName: in.FromName, Group: in.Group,
-		ContentInput: messageContent{in.Type, in.Text, in.Media, in.Location, in.Contact, in.Poll, in.Reaction, nil}.input(),
-		ReplyTo:      in.ReplyTo})
+		FromName: in.FromName, Group: in.Group, ContentInput: content, ReplyTo: in.ReplyTo})
 	return m.Object(address), err
 }

@@ -584,6 +584,12 @@ func TestMessagingBadInput(t *testing.T) {
 				"media": map[string]any{"url": "https://example.com/a.jpg"}}, "text"},
 			{"latitude 91", "POST", "/messages", map[string]any{"to": to, "type": "location",
 				"location": map[string]any{"latitude": 91, "longitude": 0}}, "location.latitude"},
+			{"location without latitude", "POST", "/messages", map[string]any{"to": to, "type": "location",
+				"location": map[string]any{"longitude": -0.12}}, "location.latitude"},
+			{"location without longitude", "POST", "/messages", map[string]any{"to": to, "type": "location",
+				"location": map[string]any{"latitude": 51.5, "longitude": nil}}, "location.longitude"},
+			{"inbound location without coordinates", "POST", "/sandbox/inbound", map[string]any{"from": to, "type": "location",
+				"location": map[string]any{"name": "Somewhere"}}, "location.latitude"},
 			{"poll with one option", "POST", "/messages", map[string]any{"to": to, "type": "poll",
 				"poll": map[string]any{"question": "Q?", "options": []string{"A"}}}, "poll.options"},
 			{"reaction to nothing", "POST", "/messages", map[string]any{"to": to, "type": "reaction",
@@ -611,11 +617,19 @@ func TestMessagingBadInput(t *testing.T) {
 			{"group without participants", "POST", "/groups", map[string]any{"subject": "G", "participants": []string{}}, "participants"},
 			{"group without subject", "POST", "/groups", map[string]any{"subject": " ", "participants": []string{to}}, "subject"},
 			{"group with a bad participant", "POST", "/groups", map[string]any{"subject": "G", "participants": []string{"x"}}, "participants"},
+			{"group of 257 with the instance", "POST", "/groups", map[string]any{"subject": "G", "participants": phones(256)}, "participants"},
 			{"check nothing", "POST", "/contacts/check", map[string]any{"addresses": []string{}}, "addresses"},
 			{"typing without to", "POST", "/typing", map[string]any{"state": "paused"}, "to"},
 			{"instance config of another channel", "PATCH", "", map[string]any{"config": map[string]any{"colour": "blue"}}, "config.colour"},
 			{"instance pace 0", "PATCH", "", map[string]any{"messages_per_second": 0}, "messages_per_second"},
 			{"instance config of the wrong type", "PATCH", "", map[string]any{"config": map[string]any{"echo": "yes"}}, "config.echo"},
+			// PostgreSQL's text cannot hold NUL: refused on both stores, never a 500.
+			{"instance name with NUL", "PATCH", "", map[string]any{"name": "A\x00"}, "name"},
+			{"contact name with NUL", "POST", "/contacts", map[string]any{"address": to, "name": "Ada\x00"}, "name"},
+			{"group subject with NUL", "POST", "/groups", map[string]any{"subject": "G\x00", "participants": []string{to}}, "subject"},
+			{"group description with NUL", "POST", "/groups", map[string]any{"subject": "G", "description": "\x00",
+				"participants": []string{to}}, "description"},
+			{"inbound from_name with NUL", "POST", "/sandbox/inbound", map[string]any{"from": to, "from_name": "Grace\x00", "text": "x"}, "from_name"},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -635,6 +649,7 @@ func TestMessagingBadInput(t *testing.T) {
 			{map[string]any{"name": "X", "config": map[string]any{"delivered_after_ms": -1}}, "config.delivered_after_ms"},
 			{map[string]any{"name": "X", "messages_per_second": 1001}, "messages_per_second"},
 			{map[string]any{"name": "X", "config": "auto_pair"}, "config"},
+			{map[string]any{"name": "X\x00Y"}, "name"},
 		}
 		for _, c := range creates {
 			got := e.do("POST", "/api/v1/instances", secret, c.body).wantError(t, http.StatusBadRequest, "validation_failed")
@@ -692,6 +707,235 @@ func TestSendNeedsAConnectedInstance(t *testing.T) {
 		}
 		if n := len(e.items(t, secret, path)); n != 0 {
 			t.Errorf("%d messages stored", n)
+		}
+	})
+}
+
+// Only a group's admin changes its members: a member instance adding someone or removing
+// the owner is refused as the channel refuses it, and nothing changes on either side.
+func TestGroupMemberCannotChangeParticipants(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newMessagingEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		a := e.connectedInstance(t, secret, "A")
+		b := e.connectedInstance(t, secret, "B")
+		aInst, bInst := "/api/v1/instances/"+a["id"].(string), "/api/v1/instances/"+b["id"].(string)
+		g := e.do("POST", aInst+"/groups", secret, map[string]any{"subject": "Team", "participants": []string{b["address"].(string)}}).
+			want(t, http.StatusCreated).json(t)
+		var bGroup string
+		eventually(t, "B learns of the group", func() bool {
+			if gs := e.items(t, secret, bInst+"/groups"); len(gs) == 1 {
+				bGroup = gs[0]["id"].(string)
+			}
+			return bGroup != ""
+		})
+		for _, body := range []map[string]any{
+			{"add": []string{"+15553334444"}},
+			{"remove": []string{a["address"].(string)}},
+		} {
+			got := e.do("POST", bInst+"/groups/"+bGroup+"/participants", secret, body).wantError(t, http.StatusBadRequest, "forbidden")
+			if !strings.Contains(got["message"].(string), "admin") {
+				t.Errorf("%v: %v", body, got["message"])
+			}
+		}
+		for _, path := range []string{aInst + "/groups/" + g["id"].(string), bInst + "/groups/" + bGroup} {
+			got := e.do("GET", path, secret, nil).want(t, http.StatusOK).json(t)
+			if ps := got["participants"].([]any); len(ps) != 2 || got["left"] != false {
+				t.Errorf("%s changed: %v", path, got)
+			}
+		}
+		if n := len(e.items(t, secret, "/api/v1/events?type=group.participants_changed,group.left")); n != 0 {
+			t.Errorf("%d membership events after refused changes", n)
+		}
+		// The admin still can; when the only admin leaves, a member becomes admin and can.
+		e.do("POST", aInst+"/groups/"+g["id"].(string)+"/participants", secret, map[string]any{"add": []string{"+15553334444"}}).
+			want(t, http.StatusOK)
+		e.do("POST", aInst+"/groups/"+g["id"].(string)+"/leave", secret, nil).want(t, http.StatusOK)
+		eventually(t, "B sees A leave", func() bool {
+			got := e.do("GET", bInst+"/groups/"+bGroup, secret, nil).want(t, http.StatusOK).json(t)
+			return len(got["participants"].([]any)) == 2
+		})
+		got := e.do("POST", bInst+"/groups/"+bGroup+"/participants", secret, map[string]any{"remove": []string{"+15553334444"}}).
+			want(t, http.StatusOK).json(t)
+		if ps := got["participants"].([]any); len(ps) != 1 || ps[0].(map[string]any)["role"] != "admin" {
+			t.Errorf("after the admin left: %v", ps)
+		}
+	})
+}
+
+// A message that brings an archived chat back records chat.updated, as archiving did, so a
+// client mirroring chats through events sees it unarchived.
+func TestInboundUnarchivesChatWithEvent(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newMessagingEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		inst := "/api/v1/instances/" + e.connectedInstance(t, secret, "A")["id"].(string)
+		first := e.do("POST", inst+"/sandbox/inbound", secret, map[string]any{"from": "+15557654321", "text": "Hi"}).
+			want(t, http.StatusCreated).json(t)
+		chatPath := inst + "/chats/" + first["chat_id"].(string)
+		e.do("PATCH", chatPath, secret, map[string]any{"archived": true}).want(t, http.StatusOK)
+
+		e.do("POST", inst+"/sandbox/inbound", secret, map[string]any{"from": "+15557654321", "text": "Still there?"}).
+			want(t, http.StatusCreated)
+		if got := e.do("GET", chatPath, secret, nil).want(t, http.StatusOK).json(t); got["archived"] != false {
+			t.Fatalf("chat after a new message: %v", got)
+		}
+		evs := e.items(t, secret, "/api/v1/events?type=chat.updated")
+		if len(evs) != 2 {
+			t.Fatalf("%d chat.updated events, want 2 (archived, then unarchived): %v", len(evs), evs)
+		}
+		data := evs[0]["data"].(map[string]any)
+		if data["id"] != first["chat_id"] || data["archived"] != false || data["unread_count"] != float64(2) {
+			t.Errorf("newest chat.updated: %v", data)
+		}
+		// A message to a chat that is not archived records none.
+		e.do("POST", inst+"/sandbox/inbound", secret, map[string]any{"from": "+15557654321", "text": "Hello?"}).
+			want(t, http.StatusCreated)
+		if n := len(e.items(t, secret, "/api/v1/events?type=chat.updated")); n != 2 {
+			t.Errorf("%d chat.updated events after a message to an unarchived chat, want 2", n)
+		}
+	})
+}
+
+// group.participants_changed names only who really joined: adding a member again, or the
+// instance itself, changes nothing and records nothing.
+func TestGroupParticipantsEventNamesRealChanges(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newMessagingEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		a := e.connectedInstance(t, secret, "A")
+		inst := "/api/v1/instances/" + a["id"].(string)
+		g := e.do("POST", inst+"/groups", secret, map[string]any{"subject": "Team", "participants": []string{"+15551110001"}}).
+			want(t, http.StatusCreated).json(t)
+		members := inst + "/groups/" + g["id"].(string) + "/participants"
+		events := func() []map[string]any {
+			return e.items(t, secret, "/api/v1/events?type=group.participants_changed")
+		}
+		for _, body := range []map[string]any{
+			{"add": []string{"+15551110001"}},
+			{"remove": []string{a["address"].(string)}},
+		} {
+			got := e.do("POST", members, secret, body).want(t, http.StatusOK).json(t)
+			if ps := got["participants"].([]any); len(ps) != 2 {
+				t.Errorf("%v: participants %v", body, ps)
+			}
+		}
+		if evs := events(); len(evs) != 0 {
+			t.Errorf("events after changes that changed nothing: %v", evs)
+		}
+		got := e.do("POST", members, secret, map[string]any{"add": []string{"+15551110001", "+15551110002"}}).want(t, http.StatusOK).json(t)
+		if ps := got["participants"].([]any); len(ps) != 3 {
+			t.Errorf("participants: %v", ps)
+		}
+		evs := events()
+		if len(evs) != 1 {
+			t.Fatalf("%d events, want 1", len(evs))
+		}
+		data := evs[0]["data"].(map[string]any)
+		if added := data["added"].([]any); len(added) != 1 || added[0] != "+15551110002" {
+			t.Errorf("added %v, want only +15551110002", data["added"])
+		}
+	})
+}
+
+// phones returns n distinct sandbox numbers.
+func phones(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("+1555400%04d", i)
+	}
+	return out
+}
+
+// A PATCH that changes nothing (the same values, or nothing at all) records no event and
+// keeps updated_at, as for links; a real change still records one.
+func TestUnchangedPatchRecordsNoEvent(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newMessagingEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		a := e.connectedInstance(t, secret, "A")
+		inst := "/api/v1/instances/" + a["id"].(string)
+		e.do("PATCH", inst, secret, map[string]any{"config": map[string]any{"token": "s3cret"}}).want(t, http.StatusOK)
+		ct := e.do("POST", inst+"/contacts", secret, map[string]any{"address": "+15551112222", "name": "Ada",
+			"labels": []string{"vip"}, "attributes": map[string]string{"plan": "pro"}}).want(t, http.StatusCreated).json(t)
+		ctPath := inst + "/contacts/" + ct["id"].(string)
+		count := func(typ string) int { return len(e.items(t, secret, "/api/v1/events?type="+typ)) }
+		instEvents, ctEvents := count("instance.updated"), count("contact.updated")
+		before := e.do("GET", inst, secret, nil).want(t, http.StatusOK).json(t)
+
+		for _, body := range []map[string]any{
+			{},
+			{"name": "A", "messages_per_second": 20},
+			{"config": map[string]any{"auto_pair": true, "delivered_after_ms": 0, "token": "********"}},
+			{"config": map[string]any{"echo": nil}},
+		} {
+			got := e.do("PATCH", inst, secret, body).want(t, http.StatusOK).json(t)
+			if got["updated_at"] != before["updated_at"] {
+				t.Errorf("%v: updated_at %v, want %v", body, got["updated_at"], before["updated_at"])
+			}
+		}
+		for _, body := range []map[string]any{
+			{},
+			{"name": "Ada", "labels": []string{"vip"}, "attributes": map[string]string{"plan": "pro"}},
+		} {
+			got := e.do("PATCH", ctPath, secret, body).want(t, http.StatusOK).json(t)
+			if got["updated_at"] != ct["updated_at"] || got["name"] != "Ada" {
+				t.Errorf("contact %v: %v", body, got)
+			}
+		}
+		// Nor a group given its own subject again, a chat read again, or archived again.
+		g := e.do("POST", inst+"/groups", secret, map[string]any{"subject": "Team", "participants": []string{"+15551112222"}}).
+			want(t, http.StatusCreated).json(t)
+		e.do("PATCH", inst+"/groups/"+g["id"].(string), secret, map[string]any{"subject": "Team", "description": ""}).want(t, http.StatusOK)
+		if n := count("group.updated"); n != 0 {
+			t.Errorf("%d group.updated events after an unchanged PATCH", n)
+		}
+		chat := e.do("POST", inst+"/sandbox/inbound", secret, map[string]any{"from": "+15551112222", "text": "Hi"}).
+			want(t, http.StatusCreated).json(t)["chat_id"].(string)
+		chatPath := inst + "/chats/" + chat
+		e.do("POST", chatPath+"/read", secret, nil).want(t, http.StatusOK)
+		e.do("PATCH", chatPath, secret, map[string]any{"archived": true}).want(t, http.StatusOK)
+		chatEvents := count("chat.updated")
+		e.do("POST", chatPath+"/read", secret, nil).want(t, http.StatusOK)
+		if got := e.do("PATCH", chatPath, secret, map[string]any{"archived": true}).want(t, http.StatusOK).json(t); got["archived"] != true {
+			t.Errorf("archived again: %v", got)
+		}
+		if n := count("chat.updated"); n != chatEvents {
+			t.Errorf("%d chat.updated events after unchanged calls, want %d", n, chatEvents)
+		}
+		if n := count("instance.updated"); n != instEvents {
+			t.Errorf("%d instance.updated events after unchanged PATCHes, want %d", n, instEvents)
+		}
+		if n := count("contact.updated"); n != ctEvents {
+			t.Errorf("%d contact.updated events after unchanged PATCHes, want %d", n, ctEvents)
+		}
+
+		e.do("PATCH", inst, secret, map[string]any{"config": map[string]any{"token": "n3w"}}).want(t, http.StatusOK)
+		e.do("PATCH", ctPath, secret, map[string]any{"labels": []string{"vip", "beta"}}).want(t, http.StatusOK)
+		if count("instance.updated") != instEvents+1 || count("contact.updated") != ctEvents+1 {
+			t.Errorf("changes: %d instance.updated, %d contact.updated", count("instance.updated"), count("contact.updated"))
+		}
+	})
+}
+
+// The address filter takes a group by its grp_ id too, as sends and typing do.
+func TestMessagesFilterByGroupID(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newMessagingEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		inst := "/api/v1/instances/" + e.connectedInstance(t, secret, "A")["id"].(string)
+		g := e.do("POST", inst+"/groups", secret, map[string]any{"subject": "Team", "participants": []string{"+15551112222"}}).
+			want(t, http.StatusCreated).json(t)
+		e.do("POST", inst+"/messages", secret, map[string]any{"to": g["id"], "text": "Hi team"}).want(t, http.StatusAccepted)
+		e.do("POST", inst+"/messages", secret, map[string]any{"to": "+15551112222", "text": "Hi you"}).want(t, http.StatusAccepted)
+		byID := e.items(t, secret, inst+"/messages?address="+g["id"].(string))
+		byAddress := e.items(t, secret, inst+"/messages?address="+g["address"].(string))
+		if len(byID) != 1 || len(byAddress) != 1 || byID[0]["id"] != byAddress[0]["id"] {
+			t.Errorf("by id %v, by address %v", byID, byAddress)
+		}
+		got := e.do("GET", inst+"/messages?address=grp_01jr8d0c3b5n7q9s1u3w5y7a9c", secret, nil).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != "address" {
+			t.Errorf("unknown group: %v", got)
 		}
 	})
 }

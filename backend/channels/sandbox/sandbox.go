@@ -293,8 +293,14 @@ func (d *Driver) UpdateGroup(ctx context.Context, in channels.Instance, g channe
 		Group: &channels.Group{Action: channels.GroupUpdated, Info: g}})
 }
 
-// ChangeParticipants tells every member, old and new, and the removed their removal.
+// ChangeParticipants tells every member, old and new, and the removed their removal. As on
+// WhatsApp, only a group admin may add or remove members (a member could otherwise remove
+// the owner and leave the group without an admin).
 func (d *Driver) ChangeParticipants(ctx context.Context, in channels.Instance, g channels.GroupInfo, add, remove []string) error {
+	if !isAdmin(g.Participants, in.Address) {
+		return &channels.SendError{Code: "forbidden", Permanent: true,
+			Message: "only a group admin can add or remove participants"}
+	}
 	after := domain.ChangeParticipants(g.Participants, add, remove)
 	info := g
 	info.Participants = after
@@ -309,10 +315,33 @@ func (d *Driver) ChangeParticipants(ctx context.Context, in channels.Instance, g
 // LeaveGroup tells the other members the instance left.
 func (d *Driver) LeaveGroup(ctx context.Context, in channels.Instance, g channels.GroupInfo) error {
 	after := domain.ChangeParticipants(g.Participants, nil, []string{in.Address})
+	if len(after) > 0 && !hasAdmin(after) {
+		// As on WhatsApp, a group its last admin leaves gets a new one (the longest member),
+		// or nobody could change its members again.
+		after[0].Role = domain.RoleAdmin
+	}
 	info := g
 	info.Participants = after
 	return d.toPeers(ctx, in, "", addressesOf(after), channels.Event{Kind: channels.EventGroup,
 		Group: &channels.Group{Action: channels.GroupParticipants, Info: info, Removed: []string{in.Address}}})
+}
+
+func isAdmin(ps []domain.Participant, address string) bool {
+	for _, p := range ps {
+		if p.Address == address {
+			return p.Role == domain.RoleAdmin
+		}
+	}
+	return false
+}
+
+func hasAdmin(ps []domain.Participant) bool {
+	for _, p := range ps {
+		if p.Role == domain.RoleAdmin {
+			return true
+		}
+	}
+	return false
 }
 
 func addressesOf(ps []domain.Participant) []string {

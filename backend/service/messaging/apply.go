@@ -130,7 +130,22 @@ func (c *core) applyInbound(ctx context.Context, tx *store.Tx, inst store.Stored
 	if err := c.ensureContact(ctx, tx, inst, ib.Sender, ib.SenderName, now); err != nil {
 		return m, false, err
 	}
-	return m, true, c.record(ctx, tx, inst, domain.EventMessageReceived, c.present(m).Object(inst.Address))
+	if err := c.record(ctx, tx, inst, domain.EventMessageReceived, c.present(m).Object(inst.Address)); err != nil {
+		return m, false, err
+	}
+	if chat.Archived {
+		// The message brought the chat back from the archive: a change like any other.
+		after, err := tx.Chat(ctx, inst.WorkspaceID, inst.ID, chat.ID)
+		if err != nil {
+			return m, false, err
+		}
+		if !after.Archived {
+			if err := c.record(ctx, tx, inst, domain.EventChatUpdated, c.presentChat(after).Object(inst.Address)); err != nil {
+				return m, false, err
+			}
+		}
+	}
+	return m, true, nil
 }
 
 // quoted finds the local id of the message a reply or reaction points at ("" when it is

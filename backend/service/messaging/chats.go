@@ -58,6 +58,9 @@ func (s *Chats) SetArchived(ctx context.Context, a service.Actor, instanceID, id
 		return domain.Chat{}, "", domain.Invalid("archived", "archived is required (true or false)")
 	}
 	return s.update(ctx, a, instanceID, id, func(c service.Change, ch domain.Chat) error {
+		if ch.Archived == *archived {
+			return nil
+		}
 		return c.Tx.SetChatArchived(ctx, ch.ID, *archived, c.Now)
 	})
 }
@@ -98,7 +101,8 @@ func (s *Chats) MarkRead(ctx context.Context, a service.Actor, instanceID, id st
 	return ch, addr, nil
 }
 
-// update changes a chat in one transaction and records chat.updated.
+// update changes a chat in one transaction and records chat.updated, unless the chat
+// stayed as it was (read again, archived again).
 func (s *Chats) update(ctx context.Context, a service.Actor, instanceID, id string, fn func(service.Change, domain.Chat) error) (domain.Chat, string, error) {
 	var out domain.Chat
 	var address string
@@ -122,6 +126,9 @@ func (s *Chats) update(ctx context.Context, a service.Actor, instanceID, id stri
 			return err
 		}
 		out = s.c.presentChat(out)
+		if out.Archived == ch.Archived && out.UnreadCount == ch.UnreadCount {
+			return nil
+		}
 		return s.c.record(ctx, c.Tx, inst, domain.EventChatUpdated, out.Object(inst.Address))
 	})
 	return out, address, err

@@ -2,6 +2,8 @@ package messaging
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -80,6 +82,9 @@ func applyContact(c *domain.Contact, in ContactInput) error {
 		if utf8.RuneCountInString(name) > MaxContactNameLength {
 			return domain.Invalid("name", "name is longer than %d characters", MaxContactNameLength)
 		}
+		if err := checkNoNUL("name", name); err != nil {
+			return err
+		}
 		c.Name = name
 	}
 	if in.Labels != nil {
@@ -145,23 +150,28 @@ func (s *Contacts) Get(ctx context.Context, a service.Actor, instanceID, id stri
 
 // Update changes a contact's name, labels or attributes (its address stays).
 func (s *Contacts) Update(ctx context.Context, a service.Actor, instanceID, id string, in ContactInput) (domain.Contact, error) {
-	return s.mutate(ctx, a, instanceID, id, domain.EventContactUpdated, func(tx *store.Tx, ct *domain.Contact) error {
+	return s.mutate(ctx, a, instanceID, id, domain.EventContactUpdated, func(tx *store.Tx, ct *domain.Contact) (bool, error) {
+		before := *ct
 		if err := applyContact(ct, in); err != nil {
-			return err
+			return false, err
 		}
-		return tx.SaveContact(ctx, *ct)
+		if ct.Name == before.Name && slices.Equal(ct.Labels, before.Labels) && maps.Equal(ct.Attributes, before.Attributes) {
+			return false, nil // the same values: nothing saved, no contact.updated
+		}
+		return true, tx.SaveContact(ctx, *ct)
 	})
 }
 
 // Delete removes a contact (it is created again if the address writes again).
 func (s *Contacts) Delete(ctx context.Context, a service.Actor, instanceID, id string) (domain.Contact, error) {
-	return s.mutate(ctx, a, instanceID, id, domain.EventContactDeleted, func(tx *store.Tx, ct *domain.Contact) error {
-		return tx.DeleteContact(ctx, ct.WorkspaceID, ct.InstanceID, ct.ID)
+	return s.mutate(ctx, a, instanceID, id, domain.EventContactDeleted, func(tx *store.Tx, ct *domain.Contact) (bool, error) {
+		return true, tx.DeleteContact(ctx, ct.WorkspaceID, ct.InstanceID, ct.ID)
 	})
 }
 
-// mutate loads a contact in a transaction, lets fn change it, and records typ.
-func (s *Contacts) mutate(ctx context.Context, a service.Actor, instanceID, id, typ string, fn func(*store.Tx, *domain.Contact) error) (domain.Contact, error) {
+// mutate loads a contact in a transaction, lets fn change it, and records typ when fn
+// reports a change.
+func (s *Contacts) mutate(ctx context.Context, a service.Actor, instanceID, id, typ string, fn func(*store.Tx, *domain.Contact) (bool, error)) (domain.Contact, error) {
 	var out domain.Contact
 	err := s.c.s.Mutate(ctx, a, domain.ScopeContactsWrite, func(c service.Change) error {
 		inst, err := loadIn(ctx, c.Tx, c.WorkspaceID, instanceID)
@@ -174,9 +184,15 @@ func (s *Contacts) mutate(ctx context.Context, a service.Actor, instanceID, id, 
 		if out, err = c.Tx.Contact(ctx, c.WorkspaceID, inst.ID, id); err != nil {
 			return err
 		}
+		before := out
 		out.UpdatedAt = c.Now
-		if err := fn(c.Tx, &out); err != nil {
+		changed, err := fn(c.Tx, &out)
+		if err != nil {
 			return err
+		}
+		if !changed {
+			out = before
+			return nil
 		}
 		return s.c.record(ctx, c.Tx, inst, typ, out.Object())
 	})

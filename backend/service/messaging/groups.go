@@ -45,6 +45,9 @@ func (s *Groups) Create(ctx context.Context, a service.Actor, instanceID string,
 	if utf8.RuneCountInString(in.Description) > MaxDescriptionLength {
 		return domain.Group{}, domain.Invalid("description", "description is longer than %d characters", MaxDescriptionLength)
 	}
+	if err := checkNoNUL("description", in.Description); err != nil {
+		return domain.Group{}, err
+	}
 	if len(in.Participants) == 0 {
 		return domain.Group{}, domain.Invalid("participants", "participants needs at least one address")
 	}
@@ -56,6 +59,9 @@ func (s *Groups) Create(ctx context.Context, a service.Actor, instanceID string,
 	ps, err := checkParticipants(d, "participants", in.Participants, inst.Address)
 	if err != nil {
 		return domain.Group{}, err
+	}
+	if len(ps)+1 > MaxParticipants { // the instance is a member too
+		return domain.Group{}, domain.Invalid("participants", "a group has at most %d participants, the instance included", MaxParticipants)
 	}
 	info := channels.GroupInfo{Subject: subject, Description: in.Description}
 	for _, p := range ps {
@@ -125,12 +131,21 @@ func (s *Groups) Update(ctx context.Context, a service.Actor, instanceID, id str
 	if in.Description != nil && utf8.RuneCountInString(*in.Description) > MaxDescriptionLength {
 		return domain.Group{}, domain.Invalid("description", "description is longer than %d characters", MaxDescriptionLength)
 	}
+	if in.Description != nil {
+		if err := checkNoNUL("description", *in.Description); err != nil {
+			return domain.Group{}, err
+		}
+	}
 	return s.change(ctx, a, instanceID, id, func(d channels.Driver, v channels.Instance, g *domain.Group) (string, any, error) {
+		before := *g
 		if in.Subject != nil {
 			g.Subject = *in.Subject
 		}
 		if in.Description != nil {
 			g.Description = *in.Description
+		}
+		if g.Subject == before.Subject && g.Description == before.Description {
+			return "", nil, nil // nothing to change
 		}
 		if err := d.UpdateGroup(ctx, v, infoOf(*g)); err != nil {
 			return "", nil, driverError(err, "changing groups")
@@ -157,16 +172,43 @@ func (s *Groups) ChangeParticipants(ctx context.Context, a service.Actor, instan
 		if err != nil {
 			return "", nil, err
 		}
-		if len(g.Participants)+len(add) > MaxParticipants {
+		// Adding someone who is a member already (or removed in the same call) changes
+		// nothing, so it neither reaches the channel nor shows in the event as added.
+		// Removals all go on: some channels know only part of a group's members (a
+		// Telegram bot sees those who joined after it).
+		add = newMembers(g.Participants, add, remove)
+		if len(add) == 0 && len(remove) == 0 {
+			return "", nil, nil
+		}
+		after := domain.ChangeParticipants(g.Participants, add, remove)
+		if len(after) > MaxParticipants {
 			return "", nil, domain.Invalid(param, "a group has at most %d participants", MaxParticipants)
 		}
 		if err := d.ChangeParticipants(ctx, v, infoOf(*g), add, remove); err != nil {
 			return "", nil, driverError(err, "changing group participants")
 		}
-		g.Participants = domain.ChangeParticipants(g.Participants, add, remove)
+		g.Participants = after
 		return domain.EventGroupParticipants, domain.GroupParticipantsChange{Group: g.Object(), Added: nonNil(add),
 			Removed: nonNil(remove)}, nil
 	})
+}
+
+// newMembers is add without the group's members and the addresses being removed.
+func newMembers(ps []domain.Participant, add, remove []string) []string {
+	skip := make(map[string]bool, len(ps)+len(remove))
+	for _, p := range ps {
+		skip[p.Address] = true
+	}
+	for _, r := range remove {
+		skip[r] = true
+	}
+	var out []string
+	for _, a := range add {
+		if !skip[a] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Leave makes the instance leave a group; the group stays listed, marked left.
@@ -182,7 +224,7 @@ func (s *Groups) Leave(ctx context.Context, a service.Actor, instanceID, id stri
 }
 
 // change loads a group of a connected instance, lets fn change it through the channel, and
-// stores it with fn's event (its data, or the group).
+// stores it with fn's event (its data, or the group); fn's event type "" means no change.
 func (s *Groups) change(ctx context.Context, a service.Actor, instanceID, id string,
 	fn func(channels.Driver, channels.Instance, *domain.Group) (string, any, error)) (domain.Group, error) {
 	inst, d, v, err := s.c.ready(ctx, a, domain.ScopeGroupsWrite, instanceID, "groups",
@@ -200,6 +242,9 @@ func (s *Groups) change(ctx context.Context, a service.Actor, instanceID, id str
 	typ, data, err := fn(d, v, &g)
 	if err != nil {
 		return domain.Group{}, err
+	}
+	if typ == "" {
+		return g, nil
 	}
 	err = s.c.s.Mutate(ctx, a, domain.ScopeGroupsWrite, func(c service.Change) error {
 		g.UpdatedAt = c.Now
@@ -249,7 +294,7 @@ func checkSubject(s string) (string, error) {
 	if s == "" || utf8.RuneCountInString(s) > MaxSubjectLength {
 		return "", domain.Invalid("subject", "subject is required (at most %d characters)", MaxSubjectLength)
 	}
-	return s, nil
+	return s, checkNoNUL("subject", s)
 }
 
 // checkParticipants validates addresses, drops duplicates and the instance's own.

@@ -190,16 +190,23 @@ func (s *Instances) Update(ctx context.Context, a service.Actor, id string, in U
 		if err != nil {
 			return err
 		}
-		if in.Name != nil {
-			cur.Name = name
+		// A request that changes nothing (the same values, nulls for defaults in place)
+		// saves nothing and records no instance.updated.
+		changed := false
+		if in.Name != nil && name != cur.Name {
+			cur.Name, changed = name, true
 		}
 		if in.MessagesPerSecond != nil {
-			if cur.MessagesPerSecond, err = checkRate(in.MessagesPerSecond, 0); err != nil {
+			rate, err := checkRate(in.MessagesPerSecond, 0)
+			if err != nil {
 				return err
 			}
-			// Messages already queued go at the new pace too.
-			if err := c.Tx.RepaceJobs(ctx, domain.JobMessageSend, domain.InstanceKey(cur.ID), paceOf(cur.MessagesPerSecond)); err != nil {
-				return err
+			if rate != cur.MessagesPerSecond {
+				cur.MessagesPerSecond, changed = rate, true
+				// Messages already queued go at the new pace too.
+				if err := c.Tx.RepaceJobs(ctx, domain.JobMessageSend, domain.InstanceKey(cur.ID), paceOf(cur.MessagesPerSecond)); err != nil {
+					return err
+				}
 			}
 		}
 		if in.Config != nil {
@@ -211,10 +218,16 @@ func (s *Instances) Update(ctx context.Context, a service.Actor, id string, in U
 			if err != nil {
 				return err
 			}
-			if cur.SealedSecrets, err = s.c.sealSecrets(secrets); err != nil {
-				return err
+			if !sameJSON(cfg, cur.Config) || !sameJSON(secrets, v.Secrets) {
+				if cur.SealedSecrets, err = s.c.sealSecrets(secrets); err != nil {
+					return err
+				}
+				cur.Config, changed = cfg, true
 			}
-			cur.Config = cfg
+		}
+		if !changed {
+			out, err = s.c.public(cur)
+			return err
 		}
 		cur.UpdatedAt = c.Now
 		if err := c.Tx.SaveInstance(ctx, cur); err != nil {
@@ -557,7 +570,25 @@ func checkName(name string, required bool) (string, error) {
 	if utf8.RuneCountInString(name) > MaxInstanceNameLength {
 		return "", domain.Invalid("name", "name is longer than %d characters", MaxInstanceNameLength)
 	}
-	return name, nil
+	return name, checkNoNUL("name", name)
+}
+
+// sameJSON tells whether a and b encode alike (settings read back from the database may
+// hold numbers of another Go type than freshly checked ones).
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
+// checkNoNUL refuses a NUL character in a name kept in a text column: PostgreSQL cannot
+// store one (SQLite can), so it would otherwise fail there as a 500, after the channel may
+// already have been called.
+func checkNoNUL(param, s string) error {
+	if strings.ContainsRune(s, 0) {
+		return domain.Invalid(param, "%s cannot contain NUL characters", param)
+	}
+	return nil
 }
 
 func checkRate(v *int, def int) (int, error) {

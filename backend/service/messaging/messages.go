@@ -273,6 +273,17 @@ func (s *Messages) List(ctx context.Context, a service.Actor, instanceID string,
 			if err := checkFilter(f); err != nil {
 				return nil, err
 			}
+			if domain.HasPrefix(f.Address, domain.PrefixGroup) {
+				// A group by its id, as sends and typing take it.
+				g, err := s.c.st.Group(ctx, wsID, inst.ID, f.Address)
+				if domain.IsCode(err, domain.CodeNotFound) {
+					return nil, domain.Invalid("address", "address is not a group of this instance")
+				}
+				if err != nil {
+					return nil, err
+				}
+				f.Address = g.Address
+			}
 			ms, err := s.c.st.Messages(ctx, wsID, inst.ID, f, p.After, limit)
 			for i := range ms {
 				ms[i] = s.c.present(ms[i])
@@ -483,6 +494,9 @@ func (s *Messages) Inject(ctx context.Context, a service.Actor, instanceID strin
 	}
 	if utf8.RuneCountInString(in.FromName) > MaxContactNameLength {
 		return domain.Message{}, "", domain.Invalid("from_name", "from_name is longer than %d characters", MaxContactNameLength)
+	}
+	if err := checkNoNUL("from_name", in.FromName); err != nil {
+		return domain.Message{}, "", err
 	}
 	var out domain.Message
 	var address string
