@@ -31,12 +31,12 @@ type NewJob struct {
 	ConcurrencyLimit int // 0: the kind's default
 	// GroupKey is a wider concurrency key (a tenant): at most GroupLimit (0: the kind's
 	// default) of its jobs run at once, whatever their concurrency keys.
-	GroupKey         string
-	GroupLimit       int
-	PacingKey        string
-	PacingInterval   time.Duration
-	OrderingKey      string
-	CreatedAt        time.Time
+	GroupKey       string
+	GroupLimit     int
+	PacingKey      string
+	PacingInterval time.Duration
+	OrderingKey    string
+	CreatedAt      time.Time
 }
 
 // InsertJobs enqueues jobs in one statement (in the caller's transaction: the outbox).

@@ -35,7 +35,7 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultTimeout     = 15 * time.Second
+	DefaultTimeout      = 15 * time.Second
 	DefaultWorkers      = 64
 	DefaultPerEndpoint  = 8
 	DefaultPerWorkspace = 32
@@ -126,8 +126,8 @@ func (s *Sender) Kind() jobs.Kind {
 		Concurrency: s.cfg.PerEndpoint,
 		// Deliveries are grouped by workspace (service.deliveryJob).
 		GroupConcurrency: s.cfg.PerWorkspace,
-		Backoff:     Backoff,
-		Jitter:      0.1,
+		Backoff:          Backoff,
+		Jitter:           0.1,
 		// An outcome lost in a database crash means the delivery is sent again, which
 		// at-least-once delivery allows.
 		AsyncCommit: true,
