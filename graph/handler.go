@@ -177,6 +177,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 	}
 	srv.Use(extension.FixedComplexityLimit(opts.ComplexityLimit))
 	srv.Use(depthLimit{max: opts.DepthLimit})
+	srv.Use(noNUL{})
 	srv.AroundOperations(subscriptionsOnWebsocket)
 
 	log := opts.Logger

@@ -176,6 +176,19 @@ func TestWebhookRules(t *testing.T) {
 			t.Errorf("description null: %+v", cleared.UpdateWebhook)
 		}
 
+		// The NUL character is refused in variables and in literals alike (PostgreSQL cannot
+		// store it), and nothing is created.
+		create := `mutation($in: CreateWebhookInput!) { createWebhook(input: $in) { secret } }`
+		_, r1 := h.post(t, create, map[string]any{"in": map[string]any{"url": "https://example.com/h", "eventTypes": []string{"*"},
+			"description": "a\x00b"}}, withSession(tokenA))
+		_, r2 := h.post(t, `mutation { createWebhook(input: {url: "https://example.com/h", eventTypes: ["*"], description: "a\\u0000b"}) { secret } }`,
+			nil, withSession(tokenA))
+		for _, r := range []gqlResponse{r1, r2} {
+			if r.code(t) != "INVALID" {
+				t.Errorf("NUL in a description: %+v", r.Errors)
+			}
+		}
+
 		// Another workspace's endpoint does not exist for B.
 		for _, q := range []string{
 			`query($id: ID!) { webhook(id: $id) { id } }`,

@@ -164,3 +164,27 @@ func TestOperationWithoutBodyRefusesFields(t *testing.T) {
 		}
 	})
 }
+
+// The NUL character is refused wherever it is in a body, naming where, and changes nothing
+// (PostgreSQL cannot store it: a link title or a webhook description with it was a 500);
+// in a query parameter it is a 400 too.
+func TestNULCharacterIsRefused(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		for _, c := range []struct{ path, body, param string }{
+			{"/api/v1/links", `{"url":"https://example.com/","title":"a\u0000b"}`, "title"},
+			{"/api/v1/links", `{"url":"https://example.com/","metadata":{"k":["x","a\u0000"]}}`, "metadata.k[1]"},
+			{"/api/v1/webhooks", `{"url":"https://example.com/h","event_types":["*"],"description":"a\u0000b"}`, "description"},
+		} {
+			got := e.do("POST", c.path, secret, c.body).wantError(t, http.StatusBadRequest, "validation_failed")
+			if got["param"] != c.param {
+				t.Errorf("POST %s %s: param %v (%v)", c.path, c.body, got["param"], got["message"])
+			}
+		}
+		if n := len(e.do("GET", "/api/v1/links", secret, nil).want(t, http.StatusOK).json(t)["data"].([]any)); n != 0 {
+			t.Errorf("%d links stored by refused calls", n)
+		}
+		e.do("GET", "/api/v1/links?search=a%00b", secret, nil).wantError(t, http.StatusBadRequest, "validation_failed")
+	})
+}

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -24,7 +25,43 @@ func checkKeys(body []byte, dst any) error {
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	return walkKeys(v, reflect.TypeOf(dst), "")
+	if err := walkKeys(v, reflect.TypeOf(dst), ""); err != nil {
+		return err
+	}
+	return noNUL(v, "")
+}
+
+// noNUL refuses the NUL character (\u0000) in any string or key of a body, naming where it
+// is: no database stores it in text (PostgreSQL refuses it, which surfaced as a 500), and
+// no name, URL or message needs it.
+func noNUL(v any, path string) error {
+	switch val := v.(type) {
+	case string:
+		if strings.IndexByte(val, 0) >= 0 {
+			return domain.Invalid(path, "%s must not contain the NUL character (\\u0000)", path)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(val))
+		for k := range val {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if strings.IndexByte(k, 0) >= 0 {
+				return domain.Invalid(path, "a key of %s contains the NUL character (\\u0000)", cmp.Or(path, "the body"))
+			}
+			if err := noNUL(val[k], join(path, k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range val {
+			if err := noNUL(e, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 var unmarshaler = reflect.TypeFor[json.Unmarshaler]()

@@ -170,7 +170,8 @@ func (s *schemaSet) params(t reflect.Type) []obj {
 }
 
 // knownQuery refuses a query parameter the operation does not have, as unknown body fields
-// are refused: GET /events?types=… (for type) must not pass as "no filter".
+// are refused: GET /events?types=… (for type) must not pass as "no filter"; and a value
+// holding the NUL character.
 func knownQuery(r *http.Request, fields []paramField) error {
 	if r.URL.RawQuery == "" {
 		return nil
@@ -182,9 +183,15 @@ func knownQuery(r *http.Request, fields []paramField) error {
 		}
 	}
 	names := make([]string, 0, len(r.URL.Query()))
-	for name := range r.URL.Query() {
+	for name, values := range r.URL.Query() {
 		if !slices.Contains(known, name) {
 			names = append(names, name)
+			continue
+		}
+		for _, v := range values {
+			if strings.IndexByte(v, 0) >= 0 { // as in bodies (noNUL)
+				return domain.Invalid(name, "%s must not contain the NUL character (\\u0000)", name)
+			}
 		}
 	}
 	if len(names) == 0 {
