@@ -50,7 +50,7 @@ func sampleRun(now time.Time, status string) domain.Run {
 	if status == domain.RunSucceeded {
 		r.Output = json.RawMessage(`{"message_id":"msg_01jr8d0c3b5n7q9s1u3w5y7a9c","status":"queued"}`)
 	} else {
-		r.Error = "to: must be a phone number in E.164 form, such as +15551234567"
+		r.Error = "to must be a phone number in E.164 form, such as +15551234567"
 	}
 	return r
 }

@@ -55,7 +55,7 @@ func (s *Contacts) Create(ctx context.Context, a service.Actor, instanceID strin
 			return err
 		}
 		if err := d.ValidateAddress(in.Address); err != nil {
-			return domain.Invalid("address", "address: %s", err.Error())
+			return domain.Invalid("address", "address %s", err.Error())
 		}
 		out = domain.Contact{ID: domain.NewID(domain.PrefixContact), WorkspaceID: inst.WorkspaceID, InstanceID: inst.ID,
 			Address: in.Address, CreatedAt: c.Now, UpdatedAt: c.Now}

@@ -224,7 +224,7 @@ func groupTarget(g domain.Group) (chatTarget, error) {
 
 func contactTarget(d channels.Driver, param, to string) (chatTarget, error) {
 	if err := d.ValidateAddress(to); err != nil {
-		return chatTarget{}, domain.Invalid(param, "%s: %s", param, err.Error())
+		return chatTarget{}, domain.Invalid(param, "%s %s", param, err.Error())
 	}
 	return chatTarget{address: to}, nil
 }
@@ -514,7 +514,7 @@ func (s *Messages) Inject(ctx context.Context, a service.Actor, instanceID strin
 			return unsupported("simulated inbound messages")
 		}
 		if err := d.ValidateAddress(in.From); err != nil {
-			return domain.Invalid("from", "from: %s", err.Error())
+			return domain.Invalid("from", "from %s", err.Error())
 		}
 		ib := channels.Inbound{ProviderMessageID: "sim." + domain.NewID(domain.PrefixMessage), ChatAddress: in.From,
 			Sender: in.From, SenderName: in.FromName, Type: typ, Content: content, At: c.Now}
