@@ -121,15 +121,24 @@ func decodeOptional(r *http.Request, dst any) error {
 	if r.ContentLength == 0 && r.Header.Get("Content-Type") == "" {
 		return nil
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return decodeError(err)
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
+	body, err := readOptionalBody(r)
+	if err != nil || body == nil {
+		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return decode(r, dst)
+}
+
+// readOptionalBody reads a body that may be left out: nil when it is empty or blank.
+func readOptionalBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, decodeError(err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, nil
+	}
+	return body, nil
 }
 
 // decodeNone reads the body of an operation that takes none (POST .../rotate-secret): empty,
@@ -140,12 +149,9 @@ func decodeNone(r *http.Request, _ any) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return decodeError(err)
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
+	body, err := readOptionalBody(r)
+	if err != nil || body == nil {
+		return err
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -41,12 +42,7 @@ func noNUL(v any, path string) error {
 			return domain.Invalid(path, "%s must not contain the NUL character (\\u0000)", path)
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(val))
-		for k := range val {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(val) {
 			if strings.IndexByte(k, 0) >= 0 {
 				return domain.Invalid(path, "a key of %s contains the NUL character (\\u0000)", cmp.Or(path, "the body"))
 			}
@@ -75,12 +71,7 @@ func walkKeys(v any, t reflect.Type, path string) error {
 	}
 	switch val := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(val))
-		for k := range val {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(val) {
 			sub := join(path, k)
 			var ft reflect.Type
 			switch t.Kind() {
@@ -110,6 +101,11 @@ func walkKeys(v any, t reflect.Type, path string) error {
 		}
 	}
 	return nil
+}
+
+// sortedKeys lists an object's keys in order, so the first problem reported is always the same.
+func sortedKeys(m map[string]any) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 func join(path, key string) string {
