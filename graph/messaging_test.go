@@ -575,3 +575,26 @@ func TestMessagingTypingAndChannels(t *testing.T) {
 		}
 	})
 }
+
+// updateInstance tells null from absent as REST's PATCH does: null is refused for name and
+// config, and sets messagesPerSecond back to its default.
+func TestUpdateInstanceNulls(t *testing.T) {
+	eachMessagingDialect(t, func(t *testing.T, h *harness) {
+		token, _ := h.owner(t)
+		s := withSession(token)
+		a := h.createInstance(t, map[string]any{"name": "Support", "channel": "sandbox", "messagesPerSecond": 3}, s)
+		update := `mutation($id: ID!, $in: UpdateInstanceInput!) { updateInstance(id: $id, input: $in) { ` + instanceFields + ` } }`
+		for _, field := range []string{"name", "config"} {
+			_, r := h.post(t, update, map[string]any{"id": a.ID, "in": map[string]any{field: nil}}, s)
+			if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != field {
+				t.Errorf("%s null: %+v", field, r.Errors)
+			}
+		}
+		_, r := h.post(t, update, map[string]any{"id": a.ID, "in": map[string]any{"messagesPerSecond": nil}}, s)
+		var out struct{ UpdateInstance instance }
+		r.decode(t, &out)
+		if out.UpdateInstance.MessagesPerSecond != 20 || out.UpdateInstance.Name != "Support" {
+			t.Errorf("messagesPerSecond null: %+v", out.UpdateInstance)
+		}
+	})
+}

@@ -32,9 +32,9 @@ type createContactRequest struct {
 // left out are kept; labels and attributes, when given, replace the old ones.
 type updateContactRequest struct {
 	contactPath
-	Name       *string           `json:"name,omitempty" maxLength:"200" example:"Ada King" doc:"Their name."`
-	Labels     *[]string         `json:"labels,omitempty" maxItems:"20" example:"[\"vip\",\"beta\"]" doc:"The new labels (replacing the old)."`
-	Attributes map[string]string `json:"attributes,omitempty" example:"{\"plan\":\"team\"}" doc:"The new attributes (replacing the old)."`
+	Name       *string            `json:"name,omitempty" maxLength:"200" example:"Ada King" doc:"Their name."`
+	Labels     *[]string          `json:"labels,omitempty" maxItems:"20" example:"[\"vip\",\"beta\"]" doc:"The new labels (replacing the old)."`
+	Attributes *map[string]string `json:"attributes,omitempty" example:"{\"plan\":\"team\"}" doc:"The new attributes (replacing the old), or null to remove them."`
 }
 
 // checkContactsRequest is the body of POST /instances/{id}/contacts/check.
@@ -72,8 +72,20 @@ func (a *api) getContact(r *http.Request, p contactPath) (domain.ContactObject, 
 	return c.Object(), err
 }
 
-func (a *api) updateContact(r *http.Request, in updateContactRequest) (domain.ContactObject, error) {
-	c, err := a.opts.Messaging.Contacts.Update(r.Context(), actor(r), in.ID, in.ContactID, contactInput("", in.Name, in.Labels, in.Attributes))
+func (a *api) updateContact(r *http.Request, in updateContactRequest, body []byte) (domain.ContactObject, error) {
+	ci := contactInput("", in.Name, in.Labels, nil)
+	ci.Attributes = in.Attributes
+	nulls := nullFields(body) // null removes the name, the labels or the attributes
+	if nulls["name"] {
+		ci.Name = ptr("")
+	}
+	if nulls["labels"] {
+		ci.Labels = &[]string{}
+	}
+	if nulls["attributes"] {
+		ci.Attributes = &map[string]string{}
+	}
+	c, err := a.opts.Messaging.Contacts.Update(r.Context(), actor(r), in.ID, in.ContactID, ci)
 	return c.Object(), err
 }
 

@@ -939,3 +939,42 @@ func TestMessagesFilterByGroupID(t *testing.T) {
 		}
 	})
 }
+
+// PATCH tells null from a left-out field, as api.md says: null is refused for what an
+// object cannot be without (an instance's name and config, a group's subject), resets
+// messages_per_second, and removes a contact's name, labels and attributes and a group's
+// description.
+func TestMessagingPatchNulls(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newMessagingEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		a := e.connectedInstance(t, secret, "A")
+		inst := "/api/v1/instances/" + a["id"].(string)
+		e.do("PATCH", inst, secret, map[string]any{"messages_per_second": 3}).want(t, http.StatusOK)
+		for _, field := range []string{"name", "config"} {
+			if got := e.do("PATCH", inst, secret, `{"`+field+`": null}`).wantError(t, http.StatusBadRequest, "validation_failed"); got["param"] != field {
+				t.Errorf("instance %s null: %v", field, got)
+			}
+		}
+		if got := e.do("PATCH", inst, secret, `{"messages_per_second": null}`).want(t, http.StatusOK).json(t); got["messages_per_second"] != float64(20) || got["name"] != a["name"] {
+			t.Errorf("messages_per_second null: %v", got)
+		}
+
+		c := e.do("POST", inst+"/contacts", secret, map[string]any{"address": "+15551230001", "name": "Ada", "labels": []string{"vip"},
+			"attributes": map[string]string{"plan": "team"}}).want(t, http.StatusCreated).json(t)
+		got := e.do("PATCH", inst+"/contacts/"+c["id"].(string), secret, `{"name": null, "labels": null, "attributes": null}`).want(t, http.StatusOK).json(t)
+		if got["name"] != nil && got["name"] != "" || len(got["labels"].([]any)) != 0 || len(got["attributes"].(map[string]any)) != 0 {
+			t.Errorf("contact fields null: %v", got)
+		}
+
+		g := e.do("POST", inst+"/groups", secret, map[string]any{"subject": "Team", "description": "About", "participants": []string{"+15551110001"}}).
+			want(t, http.StatusCreated).json(t)
+		group := inst + "/groups/" + g["id"].(string)
+		if bad := e.do("PATCH", group, secret, `{"subject": null}`).wantError(t, http.StatusBadRequest, "validation_failed"); bad["param"] != "subject" {
+			t.Errorf("subject null: %v", bad)
+		}
+		if got := e.do("PATCH", group, secret, `{"description": null}`).want(t, http.StatusOK).json(t); got["description"] != "" && got["description"] != nil || got["subject"] != "Team" {
+			t.Errorf("description null: %v", got)
+		}
+	})
+}

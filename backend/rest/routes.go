@@ -248,7 +248,7 @@ func (a *api) routes() []route {
 			description: "One instance of the workspace, with its status. Poll it (or listen to `instance.status_changed`) to follow a connection.",
 		},
 		{
-			method: "PATCH", path: "/api/v1/instances/{id}", operationID: "updateInstance", serve: callWithBody(a.updateInstance),
+			method: "PATCH", path: "/api/v1/instances/{id}", operationID: "updateInstance", serve: callWithNulls(a.updateInstance),
 			tag: "Instances", scope: "instances:write",
 			summary: "Update an instance",
 			returns: "The changed instance.",
@@ -434,7 +434,7 @@ func (a *api) routes() []route {
 			description: "One group of the instance, with its members.",
 		},
 		{
-			method: "PATCH", path: "/api/v1/instances/{id}/groups/{group_id}", operationID: "updateGroup", serve: callWithBody(a.updateGroup),
+			method: "PATCH", path: "/api/v1/instances/{id}/groups/{group_id}", operationID: "updateGroup", serve: callWithNulls(a.updateGroup),
 			tag: "Groups", scope: "groups:write", errors: []int{409, 422, 503},
 			summary:     "Update a group",
 			returns:     "The changed group.",
@@ -490,7 +490,7 @@ func (a *api) routes() []route {
 			description: "One contact of the instance.",
 		},
 		{
-			method: "PATCH", path: "/api/v1/instances/{id}/contacts/{contact_id}", operationID: "updateContact", serve: callWithBody(a.updateContact),
+			method: "PATCH", path: "/api/v1/instances/{id}/contacts/{contact_id}", operationID: "updateContact", serve: callWithNulls(a.updateContact),
 			tag: "Contacts", scope: "contacts:write",
 			summary:     "Update a contact",
 			returns:     "The changed contact.",

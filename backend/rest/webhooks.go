@@ -98,12 +98,8 @@ func (a *api) getWebhook(r *http.Request, p webhookPath) (domain.WebhookObject, 
 
 func (a *api) updateWebhook(r *http.Request, in updateWebhookRequest, body []byte) (domain.WebhookObject, error) {
 	// encoding/json reads null like a left-out field; an endpoint cannot be without these.
-	var sent map[string]json.RawMessage
-	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
-	for _, name := range []string{"event_types", "enabled"} {
-		if v, ok := sent[name]; ok && string(v) == "null" {
-			return domain.WebhookObject{}, domain.Invalid(name, "%s cannot be removed: send a new value or leave it out", name)
-		}
+	if err := cannotRemove(nullFields(body), "event_types", "enabled"); err != nil {
+		return domain.WebhookObject{}, err
 	}
 	upd := service.UpdateWebhookInput{EventTypes: in.EventTypes, Enabled: in.Enabled}
 	if in.URL.set {

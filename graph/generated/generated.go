@@ -21627,21 +21627,21 @@ func (ec *executionContext) unmarshalInputUpdateContactInput(ctx context.Context
 			if err != nil {
 				return it, err
 			}
-			it.Name = data
+			it.Name = graphql.OmittableOf(data)
 		case "labels":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("labels"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Labels = data
+			it.Labels = graphql.OmittableOf(data)
 		case "attributes":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("attributes"))
 			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Attributes = data
+			it.Attributes = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -21671,14 +21671,14 @@ func (ec *executionContext) unmarshalInputUpdateGroupInput(ctx context.Context, 
 			if err != nil {
 				return it, err
 			}
-			it.Subject = data
+			it.Subject = graphql.OmittableOf(data)
 		case "description":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Description = data
+			it.Description = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -21708,21 +21708,21 @@ func (ec *executionContext) unmarshalInputUpdateInstanceInput(ctx context.Contex
 			if err != nil {
 				return it, err
 			}
-			it.Name = data
+			it.Name = graphql.OmittableOf(data)
 		case "config":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("config"))
 			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Config = data
+			it.Config = graphql.OmittableOf(data)
 		case "messagesPerSecond":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("messagesPerSecond"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.MessagesPerSecond = data
+			it.MessagesPerSecond = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

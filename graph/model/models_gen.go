@@ -671,21 +671,21 @@ type UpdateAutomationEndpointInput struct {
 }
 
 type UpdateContactInput struct {
-	Name       *string         `json:"name,omitempty"`
-	Labels     []string        `json:"labels,omitempty"`
-	Attributes json.RawMessage `json:"attributes,omitempty"`
+	Name       graphql.Omittable[*string]         `json:"name,omitempty"`
+	Labels     graphql.Omittable[[]string]        `json:"labels,omitempty"`
+	Attributes graphql.Omittable[json.RawMessage] `json:"attributes,omitempty"`
 }
 
 type UpdateGroupInput struct {
-	Subject     *string `json:"subject,omitempty"`
-	Description *string `json:"description,omitempty"`
+	Subject     graphql.Omittable[*string] `json:"subject,omitempty"`
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
 }
 
 type UpdateInstanceInput struct {
-	Name *string `json:"name,omitempty"`
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// Settings to change; a null value resets one to its default.
-	Config            json.RawMessage `json:"config,omitempty"`
-	MessagesPerSecond *int            `json:"messagesPerSecond,omitempty"`
+	Config            graphql.Omittable[json.RawMessage] `json:"config,omitempty"`
+	MessagesPerSecond graphql.Omittable[*int]            `json:"messagesPerSecond,omitempty"`
 }
 
 // The fields to change; absent fields stay as they are. null (or an empty string) clears
