@@ -1,8 +1,6 @@
 package rest
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -20,33 +18,15 @@ type createWebhookRequest struct {
 
 // updateWebhookRequest is the body of PATCH /webhooks/{id}: fields left out are kept;
 // instance_id null (or "") removes the instance filter, description null (or "") the
-// description; url cannot be null.
+// description; url, event_types and enabled cannot be null (updateWebhook reads the nulls).
 type updateWebhookRequest struct {
 	webhookPath
-	URL         presentString `json:"url,omitzero" format:"uri" maxLength:"2048" doc:"Where to send events."`
-	Description presentString `json:"description,omitzero" maxLength:"500" doc:"What the endpoint is for, or null to remove it."`
-	EventTypes  *[]string     "json:\"event_types,omitempty\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"*\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
-	InstanceID  presentString `json:"instance_id,omitzero" doc:"An instance id, or null to remove the filter."`
-	Enabled     *bool         `json:"enabled,omitempty" doc:"Whether deliveries are sent." example:"true"`
+	URL         *string   `json:"url,omitempty" format:"uri" maxLength:"2048" doc:"Where to send events."`
+	Description *string   `json:"description,omitempty" maxLength:"500" doc:"What the endpoint is for, or null to remove it."`
+	EventTypes  *[]string "json:\"event_types,omitempty\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"*\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
+	InstanceID  *string   `json:"instance_id,omitempty" doc:"An instance id, or null to remove the filter."`
+	Enabled     *bool     `json:"enabled,omitempty" doc:"Whether deliveries are sent." example:"true"`
 }
-
-// presentString tells a field sent as null from one left out (encoding/json reads both
-// into a nil *string).
-type presentString struct {
-	set, null bool
-	value     string
-}
-
-func (p *presentString) UnmarshalJSON(b []byte) error {
-	p.set = true
-	if bytes.Equal(b, []byte("null")) {
-		p.null = true
-		return nil
-	}
-	return json.Unmarshal(b, &p.value)
-}
-
-func (presentString) jsonSchema() obj { return obj{"type": []string{"string", "null"}} }
 
 // testWebhookRequest is the optional body of POST /webhooks/{id}/test.
 type testWebhookRequest struct {
@@ -97,22 +77,19 @@ func (a *api) getWebhook(r *http.Request, p webhookPath) (domain.WebhookObject, 
 }
 
 func (a *api) updateWebhook(r *http.Request, in updateWebhookRequest, body []byte) (domain.WebhookObject, error) {
-	// encoding/json reads null like a left-out field; an endpoint cannot be without these.
-	if err := cannotRemove(nullFields(body), "event_types", "enabled"); err != nil {
+	// encoding/json reads null like a left-out field: an endpoint cannot be without these,
+	// and null removes the description or the instance filter.
+	nulls := nullFields(body)
+	if err := cannotRemove(nulls, "url", "event_types", "enabled"); err != nil {
 		return domain.WebhookObject{}, err
 	}
-	upd := service.UpdateWebhookInput{EventTypes: in.EventTypes, Enabled: in.Enabled}
-	if in.URL.set {
-		if in.URL.null { // an endpoint cannot be without one: null is not "keep it"
-			return domain.WebhookObject{}, domain.Invalid("url", "url cannot be removed: send a new value or leave it out")
-		}
-		upd.URL = &in.URL.value
+	upd := service.UpdateWebhookInput{URL: in.URL, Description: in.Description, EventTypes: in.EventTypes,
+		InstanceID: in.InstanceID, Enabled: in.Enabled}
+	if nulls["description"] {
+		upd.Description = ptr("")
 	}
-	if in.Description.set {
-		upd.Description = &in.Description.value // "" removes the description
-	}
-	if in.InstanceID.set {
-		upd.InstanceID = &in.InstanceID.value // "" removes the filter
+	if nulls["instance_id"] {
+		upd.InstanceID = ptr("")
 	}
 	hook, err := a.svc.Webhooks.Update(r.Context(), actor(r), in.ID, upd)
 	return hook.Object(), err

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store"
@@ -18,12 +19,7 @@ func TestCloseWritesEveryBufferedClick(t *testing.T) {
 	svc, st := servicetest.New(t, store.SQLite, service.Config{})
 	owner := servicetest.NewOwner(t, svc)
 	l := New(svc, Config{ShortBase: "http://sb.test/l"})
-	target := "https://example.com/"
-	link, err := l.Create(ctx, owner.Actor, Input{URL: &target})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ua := l.agents.get("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
+	link, ua := clickTarget(t, l, owner), browserAgent(l)
 	n := maxWriteBatch + 500 // more than one batch
 	l.Start()
 	for range n {
@@ -65,16 +61,7 @@ func TestDeletedLinksClicksAreNotCountedWritten(t *testing.T) {
 	svc, _ := servicetest.New(t, store.SQLite, service.Config{})
 	owner := servicetest.NewOwner(t, svc)
 	l := New(svc, Config{ShortBase: "http://sb.test/l"})
-	target := "https://example.com/"
-	gone, err := l.Create(ctx, owner.Actor, Input{URL: &target})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept, err := l.Create(ctx, owner.Actor, Input{URL: &target})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ua := l.agents.get("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
+	gone, kept, ua := clickTarget(t, l, owner), clickTarget(t, l, owner), browserAgent(l)
 	for range 3 {
 		l.clk.add(l.newClick(gone, Visit{Method: "GET", IP: "203.0.113.9"}, ua, time.Now()))
 	}
@@ -88,4 +75,20 @@ func TestDeletedLinksClicksAreNotCountedWritten(t *testing.T) {
 	if w, d := l.WrittenClicks(), l.DroppedClicks(); w != 1 || d != 0 {
 		t.Fatalf("%d clicks counted written and %d dropped, want 1 and 0", w, d)
 	}
+}
+
+// clickTarget creates a link to click.
+func clickTarget(t *testing.T, l *Links, owner servicetest.Owner) domain.Link {
+	t.Helper()
+	target := "https://example.com/"
+	link, err := l.Create(context.Background(), owner.Actor, Input{URL: &target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+// browserAgent is a desktop browser's parsed agent: its clicks count.
+func browserAgent(l *Links) agent {
+	return l.agents.get("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
 }

@@ -75,6 +75,9 @@ func (s *Instances) Create(ctx context.Context, a service.Actor, in CreateInstan
 	}
 	var out store.StoredInstance
 	err = s.c.s.Mutate(ctx, a, domain.ScopeInstancesWrite, func(c service.Change) error {
+		if err := c.Tx.LockWorkspace(ctx, c.WorkspaceID); err != nil { // the count below stays true until commit
+			return err
+		}
 		n, err := c.Tx.CountInstances(ctx, c.WorkspaceID)
 		if err != nil {
 			return err
