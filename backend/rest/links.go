@@ -316,8 +316,14 @@ func rereadable(r *http.Request) ([]byte, error) {
 }
 
 // upsertLink answers 200 for an update and 201 for a creation.
-func (a *api) upsertLink(w http.ResponseWriter, r *http.Request, in upsertLinkRequest) {
+// Fields sent as null follow PATCH's rules (clearNulls), on a creation too: there null is
+// the field's default, as when it is left out. The path names the external id, so null is
+// refused for it.
+func (a *api) upsertLink(w http.ResponseWriter, r *http.Request, in upsertLinkRequest, body []byte) {
 	li, err := in.input(in.URL)
+	if err == nil {
+		err = upsertNulls(&li, body)
+	}
 	if err != nil {
 		a.error(w, r, err)
 		return
@@ -328,6 +334,15 @@ func (a *api) upsertLink(w http.ResponseWriter, r *http.Request, in upsertLinkRe
 		status = http.StatusCreated
 	}
 	a.reply(w, r, status, a.opts.Links.Object(l), err)
+}
+
+func upsertNulls(li *links.Input, body []byte) error {
+	var sent map[string]json.RawMessage
+	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
+	if v, ok := sent["external_id"]; ok && string(v) == "null" {
+		return domain.Invalid("external_id", "external_id cannot be removed here: the path names it")
+	}
+	return clearNulls(li, sent, "")
 }
 
 func (a *api) deleteLink(r *http.Request, p linkPath) (deleted, error) {
@@ -403,18 +418,23 @@ func (a *api) linkQRSVG(r *http.Request, p linkPath) (svgFile, error) {
 }
 
 // callWithWriter serves a handler that writes its own answer (a status that depends on the
-// outcome), its input read like callWithBody's.
-func callWithWriter[In, Out any](h func(http.ResponseWriter, *http.Request, In)) endpoint {
+// outcome), its input read like callWithNulls's: the handler also gets the raw body.
+func callWithWriter[In, Out any](h func(http.ResponseWriter, *http.Request, In, []byte)) endpoint {
 	e := callWithBody(func(*http.Request, In) (Out, error) { panic("unused") })
 	e.handler = func(a *api, rt route) http.HandlerFunc {
 		read := inputReader[In](rt, reflect.TypeFor[In](), true)
 		return func(w http.ResponseWriter, r *http.Request) {
+			body, err := rereadable(r)
+			if err != nil {
+				a.error(w, r, err)
+				return
+			}
 			in, err := read(r)
 			if err != nil {
 				a.error(w, r, err)
 				return
 			}
-			h(w, r, in)
+			h(w, r, in, body)
 		}
 	}
 	return e
@@ -476,7 +496,8 @@ func (a *api) linkRoutes() []route {
 			summary: "Create or update a link by external id",
 			returns: "The link (200 updated, 201 created).",
 			description: "Creates the link with this `external_id`, or updates it when it exists: the way to sync links from your " +
-				"own system without keeping our ids. `url` is required to create.",
+				"own system without keeping our ids. `url` is required to create. Fields left out are kept; a field sent as " +
+				"`null` is removed or set back to its default, as in `PATCH` (null `url`, `slug` or `external_id` is refused).",
 			bodyExample: upsertLinkRequest{URL: ptr("https://example.com/blog/launch"), LinkFields: LinkFields{Title: ptr("Launch post")}},
 		},
 		{

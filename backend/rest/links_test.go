@@ -152,6 +152,22 @@ func TestLinksCRUD(t *testing.T) {
 		}
 		e.do("GET", "/api/v1/links/ext_post-1", secret, nil).want(t, 200)
 		e.do("PUT", "/api/v1/links/ext_post-2", secret, map[string]any{"title": "no url"}).wantError(t, 400, "validation_failed")
+		// null in a PUT removes the field, as in PATCH; the path's external id cannot be removed.
+		cleared := e.do("PUT", "/api/v1/links/ext_post-1", secret, map[string]any{"title": nil, "tags": nil}).want(t, 200).json(t)
+		if cleared["title"] != "" || len(cleared["tags"].([]any)) != 0 || cleared["url"] != "https://example.com/post-1" {
+			t.Fatalf("PUT with null title: %v", cleared)
+		}
+		for field, want := range map[string]string{"url": "url", "slug": "slug", "external_id": "external_id"} {
+			bad := e.do("PUT", "/api/v1/links/ext_post-1", secret, map[string]any{field: nil}).wantError(t, 400, "validation_failed")
+			if bad["param"] != want {
+				t.Fatalf("PUT %s null: %v", field, bad)
+			}
+		}
+		createdByPut := e.do("PUT", "/api/v1/links/ext_post-3", secret, map[string]any{"url": "https://example.com/post-3", "title": nil}).
+			want(t, 201).json(t)
+		if createdByPut["title"] != "" || createdByPut["external_id"] != "post-3" {
+			t.Fatalf("PUT creating with null title: %v", createdByPut)
+		}
 
 		// Update: fields left out are kept; clearing with empty values.
 		patched := e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"url": "https://example.com/v2", "password": ""}).
