@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,7 +63,19 @@ func TestPoolExhaustionAnswers503(t *testing.T) {
 		}
 	}
 
+	// The database still answers: the replica is ready, and says its pool is busy.
 	start := time.Now()
+	ready, err := http.Get(srv.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(ready.Body)
+	ready.Body.Close()
+	if ready.StatusCode != 200 || !strings.Contains(string(body), `"pool":"busy"`) || time.Since(start) > time.Second {
+		t.Fatalf("/readyz with every connection held: %d %s after %v", ready.StatusCode, body, time.Since(start))
+	}
+
+	start = time.Now()
 	resp, raw := e.rest("/api/v1/links", "Authorization", bearer)
 	if waited := time.Since(start); resp.StatusCode != http.StatusServiceUnavailable || restCode(t, raw) != "unavailable" ||
 		resp.Header.Get("Retry-After") == "" || waited < 300*time.Millisecond || waited > 5*time.Second {

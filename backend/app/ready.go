@@ -53,17 +53,28 @@ func (p *pinger) check(ctx context.Context) error {
 	}
 }
 
-// ready reports whether the database answers, within readyTimeout.
+// ready reports whether the database answers, within readyTimeout, on a connection of its
+// own: a replica whose pool is busy is still ready (each request that cannot get a connection
+// in time is answered 503 with Retry-After), because taking every busy replica out of
+// rotation would turn an overload into an outage. The body says when the pool is busy.
 func (a *App) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	w.Header().Set("Content-Type", "application/json")
 	if err := a.ping.check(ctx); err != nil {
 		a.log.Warn("readiness check failed", "err", err)
+		state := "unreachable"
+		if ctx.Err() != nil {
+			state = "not answering"
+		}
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"status":"unavailable","database":"unreachable"}`))
+		_, _ = fmt.Fprintf(w, `{"status":"unavailable","database":%q}`, state)
 		return
 	}
-	_, _ = fmt.Fprintf(w, `{"status":"ready","database":%q}`, a.Store.Dialect())
+	pool := "ok"
+	if st := a.Store.PoolStats(); st.MaxOpenConnections > 0 && st.InUse >= st.MaxOpenConnections {
+		pool = "busy"
+	}
+	_, _ = fmt.Fprintf(w, `{"status":"ready","database":%q,"pool":%q}`, a.Store.Dialect(), pool)
 }

@@ -64,6 +64,10 @@ type Store struct {
 	announcer announcer // Tx.Announce's batches (announce.go)
 	stmts     prepared  // the batch writers' statements (prepared.go)
 	gate      *gate     // at most the pool's size of users at once (gate.go)
+
+	// probe is a one-connection handle of its own for Ping: a readiness check must tell
+	// whether the database answers, not wait in line behind a busy pool.
+	probe *sqlx.DB
 }
 
 // Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path,
@@ -120,6 +124,7 @@ func open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 		s.db.SetMaxOpenConns(DefaultPoolSize)
 		s.db.SetMaxIdleConns(DefaultPoolSize / 2)
+		s.probe, err = sqlx.Open("postgres", withBinaryParameters(rawURL))
 	default:
 		// The database holds password and key hashes and sealed secrets: its directory and
 		// file are the owner's alone (SQLite gives its -wal and -shm files the file's mode).
@@ -142,11 +147,19 @@ func open(ctx context.Context, rawURL string) (*Store, error) {
 			return nil, err
 		}
 		s.db.SetMaxOpenConns(8)
+		s.probe, err = sqlx.Open("sqlite", dsn)
 	}
+	if err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	s.probe.SetMaxOpenConns(1)
+	s.probe.SetMaxIdleConns(1)
 	s.gate = newGate(s.db.Stats().MaxOpenConnections, dialect == SQLite, s.mapErr)
 	s.q = q{x: s.db, s: s, pooled: true}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
+		s.probe.Close()
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
 	return s, nil
@@ -206,11 +219,13 @@ func (s *Store) URL() string { return s.url }
 func (s *Store) Close() error {
 	s.closeAnnouncer()
 	s.closePrepared()
+	s.probe.Close()
 	return s.db.Close()
 }
 
-// Ping checks the database answers (for /readyz).
-func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+// Ping checks the database answers (for /readyz), on a connection of its own: with every
+// pooled connection in use it still answers at once.
+func (s *Store) Ping(ctx context.Context) error { return s.probe.PingContext(ctx) }
 
 // Queries is the number of statements run so far.
 func (s *Store) Queries() int64 { return s.queries.Load() }
