@@ -212,6 +212,10 @@ describe('console end to end', { timeout: 300_000 }, () => {
     await toast.waitFor({ state: 'visible' });
     assert.match(await toast.textContent(), new RegExp(`…${secret.slice(-4)}\\) revoked`));
     await page.getByRole('row').filter({ hasText: secret.slice(-4) }).filter({ hasText: 'Revoked' }).waitFor();
+    // The Revoke button that opened the confirmation is gone: focus is on the page's heading, not <body>.
+    await page.waitForFunction(() => document.activeElement?.matches('main h1') && document.activeElement.textContent === 'API keys', null, {
+      timeout: 2_000,
+    });
     assert.deepEqual(await seriousViolations(page), []);
     await screenshot(page, '05-key-revoked');
     const { status, body } = await callModels(secret);

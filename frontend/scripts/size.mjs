@@ -1,12 +1,14 @@
 // Prints the gzipped size of the JavaScript a browser loads before the console can render:
 // the entry chunk named in index.html plus every chunk it imports statically (recursively).
-// Lazy pages (dynamic import) are listed separately. Fails if the initial JS exceeds the budget.
+// Lazy pages (dynamic import) are listed separately. Fails if the initial JS exceeds the budget,
+// or if the entry chunk alone is larger than Vite's chunk size warning limit (500 kB minified).
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BUDGET_KB = 300;
+const ENTRY_LIMIT_KB = 500; // minified, in kB of 1000 bytes as Vite prints them
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = resolve(root, process.env.DIST_DIR ?? '../backend/web/dist');
 const indexPath = join(dist, 'index.html');
@@ -52,7 +54,17 @@ if (lazy.length) {
   console.log('Lazy chunks:');
   for (const f of lazy.sort()) console.log(`  assets/${f.padEnd(37)} ${kb(gz(join(dist, 'assets', f))).padStart(7)} KB gzip`);
 }
+const entrySizes = entries.map((url) => [url, readFileSync(toFile(url)).length / 1000]);
+for (const [url, size] of entrySizes) console.log(`Entry chunk ${url}: ${size.toFixed(1)} kB minified (limit ${ENTRY_LIMIT_KB} kB)`);
+let failed = false;
 if (total / 1024 > BUDGET_KB) {
   console.error(`size: initial JS ${kb(total)} KB exceeds the ${BUDGET_KB} KB budget`);
-  process.exit(1);
+  failed = true;
 }
+for (const [url, size] of entrySizes) {
+  if (size > ENTRY_LIMIT_KB) {
+    console.error(`size: entry chunk ${url} is ${size.toFixed(1)} kB, over ${ENTRY_LIMIT_KB} kB: load more pages or libraries on demand`);
+    failed = true;
+  }
+}
+if (failed) process.exit(1);

@@ -3,17 +3,19 @@ import { Navigate, Route, Routes } from 'react-router';
 import { Loading } from './components/States';
 import { SignInPage } from './features/auth/SignInPage';
 import { SignUpPage } from './features/auth/SignUpPage';
-import { EventsPage } from './features/events/EventsPage';
-import { KeysPage } from './features/keys/KeysPage';
-import { ModelsPage } from './features/models/ModelsPage';
 import { automationRoutes } from './features/automation/routes';
 import { linksRoutes } from './features/links/routes';
 import { messagingRoutes } from './features/messaging/routes';
-import { OverviewPage } from './features/overview/OverviewPage';
 import { NotBuiltPage, NotFoundPage } from './features/placeholder/Placeholders';
 import { ConsoleGate } from './layout/ConsoleGate';
 
-// The API reference (OpenAPI renderer, Try it) and the webhooks pages are loaded on demand.
+// Every console page is loaded on demand (a failed download shows ConsoleGate's
+// PageErrorBoundary); only sign-in and sign-up, the pages a signed-out visitor needs at once,
+// are in the entry chunk.
+const OverviewPage = lazy(() => import('./features/overview/OverviewPage').then((m) => ({ default: m.OverviewPage })));
+const KeysPage = lazy(() => import('./features/keys/KeysPage').then((m) => ({ default: m.KeysPage })));
+const ModelsPage = lazy(() => import('./features/models/ModelsPage').then((m) => ({ default: m.ModelsPage })));
+const EventsPage = lazy(() => import('./features/events/EventsPage').then((m) => ({ default: m.EventsPage })));
 const ReferencePage = lazy(() => import('./features/reference/ReferencePage'));
 const WebhooksPage = lazy(() => import('./features/webhooks/WebhooksPage'));
 const WebhookDetailPage = lazy(() => import('./features/webhooks/WebhookDetailPage'));
@@ -30,9 +32,30 @@ export function AppRoutes() {
       <Route path="/sign-in" element={<SignInPage />} />
       <Route path="/sign-up" element={<SignUpPage />} />
       <Route path="/api" element={<ConsoleGate />}>
-        <Route index element={<OverviewPage />} />
-        <Route path="keys" element={<KeysPage />} />
-        <Route path="models" element={<ModelsPage />} />
+        <Route
+          index
+          element={
+            <Lazy>
+              <OverviewPage />
+            </Lazy>
+          }
+        />
+        <Route
+          path="keys"
+          element={
+            <Lazy>
+              <KeysPage />
+            </Lazy>
+          }
+        />
+        <Route
+          path="models"
+          element={
+            <Lazy>
+              <ModelsPage />
+            </Lazy>
+          }
+        />
         <Route
           path="reference"
           element={
@@ -41,7 +64,14 @@ export function AppRoutes() {
             </Lazy>
           }
         />
-        <Route path="events" element={<EventsPage />} />
+        <Route
+          path="events"
+          element={
+            <Lazy>
+              <EventsPage />
+            </Lazy>
+          }
+        />
         <Route
           path="webhooks"
           element={

@@ -43,10 +43,48 @@ if (typeof document !== 'undefined') {
 }
 
 /**
+ * Where focus goes when what opened a dialog is gone (the Revoke button of a key just revoked,
+ * the row of a link just deleted): the page's heading, else <main>, both focusable with
+ * tabIndex=-1, so keyboard and screen-reader users stay in the page rather than on <body>.
+ */
+function pageFocusFallback(): HTMLElement | null {
+  return document.querySelector<HTMLElement>('main h1[tabindex="-1"]') ?? document.querySelector<HTMLElement>('main[tabindex="-1"]');
+}
+
+/**
+ * Focuses the opener again, or the page's heading when the opener is gone. An opener can also
+ * go just after the dialog closed (the list is refetched after a delete), so until the user
+ * moves focus or clicks, its removal moves focus to the heading too.
+ */
+function returnFocusTo(opener: HTMLElement | null) {
+  if (!opener?.isConnected) {
+    pageFocusFallback()?.focus();
+    return;
+  }
+  opener.focus({ preventScroll: true });
+  const observer = new MutationObserver(() => {
+    if (opener.isConnected) return;
+    stop();
+    if (!document.activeElement || document.activeElement === document.body) pageFocusFallback()?.focus();
+  });
+  const onFocusIn = (e: FocusEvent) => {
+    if (e.target !== opener) stop();
+  };
+  const stop = () => {
+    observer.disconnect();
+    document.removeEventListener('focusin', onFocusIn, true);
+    document.removeEventListener('pointerdown', stop, true);
+  };
+  observer.observe(document.body, { childList: true, subtree: true });
+  document.addEventListener('focusin', onFocusIn, true);
+  document.addEventListener('pointerdown', stop, true);
+}
+
+/**
  * Radix gives focus back to a Dialog.Trigger only; these dialogs are opened from state, so
  * without this focus would fall to <body> on close. Remembers what had focus when the dialog
  * opened (or, for a dialog opened as another one closed, what had it before that one) and
- * focuses it again on close while it is still on the page.
+ * focuses it again on close, or the page's heading when it is no longer on the page.
  */
 function useReturnFocus() {
   const opener = useRef<HTMLElement | null>(null);
@@ -58,10 +96,8 @@ function useReturnFocus() {
     restore(e: Event) {
       const target = opener.current;
       opener.current = null;
-      if (target?.isConnected) {
-        e.preventDefault();
-        target.focus({ preventScroll: true });
-      }
+      e.preventDefault();
+      returnFocusTo(target);
     },
   };
 }

@@ -16,7 +16,8 @@ export function PageHeader({
   return (
     <div className={styles.header}>
       <div className={styles.heading}>
-        <h1>{title}</h1>
+        {/* Focusable from script: where focus goes when a dialog's opener is gone. */}
+        <h1 tabIndex={-1}>{title}</h1>
         {description && <p className={styles.description}>{description}</p>}
       </div>
       {actions && <div className={styles.actions}>{actions}</div>}

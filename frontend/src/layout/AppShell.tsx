@@ -8,6 +8,7 @@ import { SignOutDocument } from '../graphql/generated';
 import { useResetClient } from '../lib/clientContext';
 import { useSession, type SignInState } from '../lib/session';
 import { navSections } from './nav';
+import { ReachabilityNotice } from './ReachabilityNotice';
 import styles from './AppShell.module.css';
 
 function initials(name: string, email: string): string {
@@ -85,6 +86,7 @@ export function AppShell({ children }: { children: ReactNode }) {
             </Button>
           </div>
         </header>
+        <ReachabilityNotice />
         <main id="main" className={styles.content} tabIndex={-1}>
           {children}
         </main>

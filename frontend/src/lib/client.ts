@@ -1,5 +1,6 @@
 import { Client, cacheExchange, fetchExchange, mapExchange, subscriptionExchange } from 'urql';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import { createReachability, type Reachability } from './reachability';
 
 /**
  * The one place where an expired or missing session is handled: any operation that fails
@@ -30,6 +31,8 @@ export interface ConsoleClient {
   client: Client;
   /** Live state of the websocket used by subscriptions. */
   onConnectionState(listener: Listener): () => void;
+  /** Whether the server answers GraphQL requests (the layout shows a notice when not). */
+  reachability: Reachability;
   dispose(): void;
 }
 
@@ -77,8 +80,12 @@ export function createConsoleClient(): ConsoleClient {
     return ws;
   };
 
+  const reachability = createReachability();
   const client = new Client({
     url: '/graphql',
+    // A page visited before shows its cached data at once and is fetched again, so data goes
+    // stale only while the server cannot be reached, and then the layout says so.
+    requestPolicy: 'cache-and-network',
     preferGetMethod: false,
     fetchOptions: { credentials: 'same-origin' },
     exchanges: [
@@ -92,6 +99,7 @@ export function createConsoleClient(): ConsoleClient {
         },
       }),
       cacheExchange,
+      reachability.exchange,
       fetchExchange,
       subscriptionExchange({
         forwardSubscription(request) {
@@ -114,8 +122,10 @@ export function createConsoleClient(): ConsoleClient {
       listener(state);
       return () => listeners.delete(listener);
     },
+    reachability,
     dispose() {
       listeners.clear();
+      reachability.dispose();
       void ws?.dispose();
       ws = null;
     },

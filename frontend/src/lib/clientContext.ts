@@ -1,5 +1,6 @@
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useState, useSyncExternalStore } from 'react';
 import type { ConnectionState, ConsoleClient } from './client';
+import type { ReachabilityState } from './reachability';
 
 export interface ClientContextValue {
   consoleClient: ConsoleClient;
@@ -25,4 +26,11 @@ export function useConnectionState(): ConnectionState {
   const [state, setState] = useState<ConnectionState>('closed');
   useEffect(() => consoleClient.onConnectionState(setState), [consoleClient]);
   return state;
+}
+
+/** Whether Switchboard answers requests, when it last did, and a way to ask it again now. */
+export function useReachability(): ReachabilityState & { retryNow: () => void } {
+  const { reachability } = useClientContext().consoleClient;
+  const state = useSyncExternalStore(reachability.subscribe, reachability.get);
+  return { ...state, retryNow: reachability.retryNow };
 }

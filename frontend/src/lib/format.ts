@@ -5,6 +5,7 @@ const dateTime = new Intl.DateTimeFormat('en', {
   hour: '2-digit',
   minute: '2-digit',
 });
+const timeOnly = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit' });
 const dateOnly = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric' });
 
 export function formatDateTime(iso: string | null | undefined): string {
@@ -17,6 +18,11 @@ export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : dateOnly.format(d);
+}
+
+/** "02:05 PM": a moment earlier today. */
+export function formatTime(date: Date): string {
+  return timeOnly.format(date);
 }
 
 const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });

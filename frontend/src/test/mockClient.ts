@@ -1,6 +1,7 @@
 import { Client, getOperationName, makeErrorResult, makeResult, type Exchange, type Operation } from 'urql';
 import { filter, fromPromise, fromValue, map, mergeMap, pipe, takeUntil, type Source } from 'wonka';
 import type { ConsoleClient, ConnectionState } from '../lib/client';
+import { createReachability } from '../lib/reachability';
 
 export type MockResponse = { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } | { networkError: Error };
 export type Handler = (variables: Record<string, unknown>, op: Operation) => MockResponse | Source<MockResponse> | Promise<MockResponse>;
@@ -55,6 +56,7 @@ export function fakeConsoleClient(client: Client, state: ConnectionState = 'conn
       listener(state);
       return () => {};
     },
+    reachability: createReachability(),
     dispose() {},
   };
 }
