@@ -474,7 +474,7 @@ func (a *api) linkRoutes() []route {
 		{
 			method: "PATCH", path: "/api/v1/links/bulk", operationID: "bulkUpdateLinks", serve: callWithNulls(a.bulkUpdateLinks),
 			tag: "Links", scope: "links:write",
-			errors:  []int{404},
+			errors:  []int{404, 409},
 			summary: "Update links in bulk",
 			returns: "The links, in the order given.",
 			description: "Changes 1 to 100 links in one transaction: all or none. A refusal names the item; a link given twice " +
@@ -492,7 +492,7 @@ func (a *api) linkRoutes() []route {
 		},
 		{
 			method: "PUT", path: "/api/v1/links/ext_{external_id}", operationID: "upsertLink", serve: callWithWriter[upsertLinkRequest, domain.LinkObject](a.upsertLink),
-			tag: "Links", scope: "links:write", createdToo: true,
+			tag: "Links", scope: "links:write", createdToo: true, errors: []int{409},
 			summary: "Create or update a link by external id",
 			returns: "The link (200 updated, 201 created).",
 			description: "Creates the link with this `external_id`, or updates it when it exists: the way to sync links from your " +
@@ -509,7 +509,7 @@ func (a *api) linkRoutes() []route {
 		},
 		{
 			method: "PATCH", path: "/api/v1/links/{id}", operationID: "updateLink", serve: callWithNulls(a.updateLink),
-			tag: "Links", scope: "links:write",
+			tag: "Links", scope: "links:write", errors: []int{409},
 			summary: "Update a link",
 			returns: "The link.",
 			description: "Changes a link's fields; fields left out are kept, `null` removes an optional one (`url` and `slug` " +

@@ -3,14 +3,19 @@ package rest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"html"
 	"image/png"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/makiuchi-d/gozxing"
@@ -412,13 +417,13 @@ func TestRedirect(t *testing.T) {
 		id := link["id"].(string)
 
 		res, _ := e.visit(t, "GET", "/l/post", chromeUA, nil, "Referer", "https://news.example.org/item/1")
-		if res.StatusCode != 302 || res.Header.Get("Location") != "https://example.com/post?ref=x&utm_medium=email&utm_source=news" {
+		if res.StatusCode != 302 || res.Header.Get("Location") != "https://example.com/post?ref=x&utm_source=news&utm_medium=email" {
 			t.Fatalf("redirect %d to %q", res.StatusCode, res.Header.Get("Location"))
 		}
 		if res.Header.Get("Cache-Control") != "private, max-age=0" || res.Header.Get("X-Robots-Tag") != "noindex" {
 			t.Fatalf("headers %v", res.Header)
 		}
-		if res, _ := e.visit(t, "GET", "/l/post", iphoneUA, nil); res.Header.Get("Location") != "https://apps.apple.com/app/id1?utm_medium=email&utm_source=news" {
+		if res, _ := e.visit(t, "GET", "/l/post", iphoneUA, nil); res.Header.Get("Location") != "https://apps.apple.com/app/id1?utm_source=news&utm_medium=email" {
 			t.Fatalf("iOS went to %q", res.Header.Get("Location"))
 		}
 		e.visit(t, "GET", "/l/post?qr=1", chromeUA, nil)
@@ -655,4 +660,282 @@ func TestLinkQRCodeSize(t *testing.T) {
 			t.Fatalf("size=%s: %v", size, got)
 		}
 	}
+}
+
+// Headers are bytes, not text: a visit whose Referer or User-Agent is not UTF-8 (or holds
+// a NUL) is stored with the bad bytes replaced. On PostgreSQL such a row refused the whole
+// batch, again at every retry: one visit stopped every click (and link.clicked) from being
+// recorded.
+func TestClickHeadersThatAreNotText(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		id := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "bytes"}).
+			want(t, 201).json(t)["id"].(string)
+		e.visit(t, "GET", "/l/bytes", chromeUA+" \xff\xfe", nil, "Referer", "https://news.ex\xffample.org/caf\xc3")
+		// A referrer longer than what is kept is cut at a character, never inside one.
+		e.visit(t, "GET", "/l/bytes", chromeUA, nil, "Referer", "https://example.org/"+strings.Repeat("é", 400))
+		e.visit(t, "GET", "/l/bytes", iphoneUA, nil)
+		e.flushClicks(t)
+		got := e.do("GET", "/api/v1/links/"+id, secret, nil).want(t, 200).json(t)
+		if got["clicks"] != float64(3) {
+			t.Fatalf("clicks %v, want 3", got["clicks"])
+		}
+		clicks := e.do("GET", "/api/v1/links/"+id+"/clicks", secret, nil).want(t, 200).json(t)["data"].([]any)
+		if len(clicks) != 3 {
+			t.Fatalf("%d clicks listed", len(clicks))
+		}
+		for _, c := range clicks[1:] {
+			ref, _ := c.(map[string]any)["referrer"].(string)
+			if !utf8.ValidString(ref) || strings.ContainsRune(ref, 0) || len(ref) > 512 {
+				t.Fatalf("referrer %q", ref)
+			}
+		}
+		if ref := clicks[2].(map[string]any)["referrer"]; ref != "https://news.ex\uFFFDample.org/caf\uFFFD" {
+			t.Fatalf("referrer %q", ref)
+		}
+	})
+}
+
+// utm parameters are added to the target without touching the rest of it: its parameters
+// keep their order and their encoding (a flag without a value, a ";" separator, an escape
+// Go's parser refuses), only utm_ parameters the link sets are replaced, and the fragment
+// stays last. Parsing and re-encoding the query lost every parameter of "?a=1;b=2".
+func TestRedirectKeepsTheTargetsQuery(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	utm := map[string]any{"source": "news letter", "campaign": "q4"}
+	for i, c := range []struct{ url, want string }{
+		{"https://example.com/p?flag&b=2&a=1", "https://example.com/p?flag&b=2&a=1&utm_source=news+letter&utm_campaign=q4"},
+		{"https://example.com/p?a=1;b=2", "https://example.com/p?a=1;b=2&utm_source=news+letter&utm_campaign=q4"},
+		{"https://example.com/p?%zz=1&x=%2F", "https://example.com/p?%zz=1&x=%2F&utm_source=news+letter&utm_campaign=q4"},
+		{"https://example.com/p?utm_source=old&utm_medium=kept&utm_source=old2&z=1",
+			"https://example.com/p?utm_medium=kept&z=1&utm_source=news+letter&utm_campaign=q4"},
+		{"https://example.com/p?utm%5Fsource=old", "https://example.com/p?utm_source=news+letter&utm_campaign=q4"},
+		{"https://example.com/a%2Fb#top?x", "https://example.com/a%2Fb?utm_source=news+letter&utm_campaign=q4#top?x"},
+		{"https://example.com/p?#frag", "https://example.com/p?utm_source=news+letter&utm_campaign=q4#frag"},
+	} {
+		slug := fmt.Sprintf("q-%d", i)
+		e.do("POST", "/api/v1/links", secret, map[string]any{"url": c.url, "slug": slug, "utm": utm}).want(t, 201)
+		if res, _ := e.visit(t, "GET", "/l/"+slug, chromeUA, nil); res.Header.Get("Location") != c.want {
+			t.Errorf("%s: went to %q, want %q", c.url, res.Header.Get("Location"), c.want)
+		}
+	}
+	// Without utm the target is untouched.
+	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/p?b=2&a=1;c", "slug": "plain"}).want(t, 201)
+	if res, _ := e.visit(t, "GET", "/l/plain", chromeUA, nil); res.Header.Get("Location") != "https://example.com/p?b=2&a=1;c" {
+		t.Errorf("without utm: %q", res.Header.Get("Location"))
+	}
+}
+
+// A password link's click keeps the referrer the visitor came from: the password form
+// carries it, since the browser's Referer on the form's post is the password page itself
+// (every such click was recorded as coming from the short link). A post is answered 303
+// even when the link no longer has a password (a 307 link would have the browser post the
+// password on to the target).
+func TestPasswordPageKeepsTheReferrer(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	id := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/plans", "slug": "locked",
+		"password": "open sesame", "redirect_status": 307}).want(t, 201).json(t)["id"].(string)
+	from := "https://news.example.org/item/1?a=1&b=\"2\""
+	res, body := e.visit(t, "GET", "/l/locked?qr=1", chromeUA, nil, "Referer", from)
+	hidden := regexp.MustCompile(`<input type="hidden" name="ref" value="([^"]*)">`)
+	m := hidden.FindStringSubmatch(body)
+	if res.StatusCode != 200 || m == nil || html.UnescapeString(m[1]) != from {
+		t.Fatalf("password page %d does not carry the referrer: %s", res.StatusCode, body)
+	}
+	self := e.srv.URL + "/l/locked?qr=1" // what a browser sends as Referer with the form
+	res, body = e.visit(t, "POST", "/l/locked?qr=1", chromeUA, url.Values{"password": {"guess"}, "ref": {from}}, "Referer", self)
+	if m := hidden.FindStringSubmatch(body); res.StatusCode != 401 || m == nil || html.UnescapeString(m[1]) != from {
+		t.Fatalf("wrong password page %d does not carry the referrer on: %s", res.StatusCode, body)
+	}
+	res, _ = e.visit(t, "POST", "/l/locked?qr=1", chromeUA, url.Values{"password": {"open sesame"}, "ref": {from}}, "Referer", self)
+	if res.StatusCode != 303 || res.Header.Get("Location") != "https://example.com/plans" {
+		t.Fatalf("right password: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// A form without a referrer (the page was opened directly) is a direct visit.
+	e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"open sesame"}}, "Referer", e.srv.URL+"/l/locked")
+	e.flushClicks(t)
+	clicks := e.do("GET", "/api/v1/links/"+id+"/clicks", secret, nil).want(t, 200).json(t)["data"].([]any)
+	if len(clicks) != 2 {
+		t.Fatalf("%d clicks, want 2", len(clicks))
+	}
+	direct, came := clicks[0].(map[string]any), clicks[1].(map[string]any)
+	if came["referrer"] != from || came["referrer_host"] != "news.example.org" || came["qr"] != true {
+		t.Fatalf("click after the password: %v", came)
+	}
+	if direct["referrer"] != nil || direct["referrer_host"] != nil {
+		t.Fatalf("direct click after the password: %v", direct)
+	}
+
+	// The password removed while a visitor had the page open: the form's post still gets 303.
+	e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"password": nil}).want(t, 200)
+	res, _ = e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"open sesame"}, "ref": {from}}, "Referer", self)
+	if res.StatusCode != 303 || res.Header.Get("Location") != "https://example.com/plans" {
+		t.Fatalf("a stale form's post: %d %q, want 303 (307 would post the password to the target)", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res, _ := e.visit(t, "GET", "/l/locked", chromeUA, nil); res.StatusCode != 307 {
+		t.Fatalf("a visit: %d, want the link's 307", res.StatusCode)
+	}
+}
+
+// Concurrent calls with the same external_id: PUTs (an integration syncing its records,
+// retrying) create the link once and update it otherwise; POSTs create it once and the
+// others are 409 external_id_taken. On PostgreSQL the losers were 409 slug_taken naming
+// slug, which none of them had sent.
+func TestExternalIDUnderConcurrency(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		race := func(n int, call func() *response) map[string]int {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			got := map[string]int{}
+			gate := make(chan struct{})
+			for range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-gate
+					r := call()
+					var body struct{ Error struct{ Code, Param string } }
+					_ = json.Unmarshal(r.body, &body)
+					mu.Lock()
+					got[fmt.Sprintf("%d %s %s", r.StatusCode, body.Error.Code, body.Error.Param)]++
+					mu.Unlock()
+				}()
+			}
+			close(gate)
+			wg.Wait()
+			return got
+		}
+		put := race(12, func() *response {
+			return e.do("PUT", "/api/v1/links/ext_crm-7", secret, map[string]any{"url": "https://example.com/7", "title": "Seven"})
+		})
+		if put["201  "] != 1 || put["200  "] != 11 {
+			t.Fatalf("12 PUTs: %v, want one 201 and eleven 200", put)
+		}
+		post := race(8, func() *response {
+			return e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/8", "external_id": "crm-8"})
+		})
+		if post["201  "] != 1 || post["409 external_id_taken external_id"] != 7 {
+			t.Fatalf("8 POSTs: %v, want one 201 and seven 409 external_id_taken", post)
+		}
+		for _, q := range []string{"search=example.com/7", "search=example.com/8"} {
+			if n := len(e.do("GET", "/api/v1/links?"+q, secret, nil).want(t, 200).json(t)["data"].([]any)); n != 1 {
+				t.Fatalf("%s: %d links", q, n)
+			}
+		}
+	})
+}
+
+// A slug in use is 409 slug_taken for every call that sets one (the OpenAPI document listed
+// 409 for none of PATCH, bulk PATCH and PUT), and a deleted link's slug is free again after
+// 30 days for a rename too (only a new link could take it; a PATCH stayed 409 for ever).
+func TestSlugTakenOnUpdate(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		one := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/1", "slug": "one"}).want(t, 201).json(t)
+		two := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/2", "slug": "two",
+			"external_id": "two"}).want(t, 201).json(t)
+		id := two["id"].(string)
+		for _, c := range []struct {
+			method, path string
+			body         any
+			param        string
+		}{
+			{"PATCH", "/api/v1/links/" + id, map[string]any{"slug": "one"}, "slug"},
+			{"PUT", "/api/v1/links/ext_two", map[string]any{"slug": "one"}, "slug"},
+			{"PATCH", "/api/v1/links/bulk", map[string]any{"links": []any{map[string]any{"id": id, "slug": "one"}}}, "links[0].slug"},
+			{"PATCH", "/api/v1/links/" + id, map[string]any{"external_id": "x", "slug": "three"}, ""},
+			{"PATCH", "/api/v1/links/" + one["id"].(string), map[string]any{"external_id": "x"}, "external_id"},
+		} {
+			r := e.do(c.method, c.path, secret, c.body)
+			if c.param == "" {
+				r.want(t, 200)
+				continue
+			}
+			code := "slug_taken"
+			if c.param == "external_id" {
+				code = "external_id_taken"
+			}
+			if got := r.wantError(t, 409, code); got["param"] != c.param {
+				t.Fatalf("%s %s: %v", c.method, c.path, got)
+			}
+		}
+
+		e.do("DELETE", "/api/v1/links/"+one["id"].(string), secret, nil).want(t, 200)
+		e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"slug": "one"}).wantError(t, 409, "slug_taken")
+		e.clock.Advance(30*24*time.Hour + time.Minute)
+		if got := e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"slug": "one"}).want(t, 200).json(t); got["slug"] != "one" {
+			t.Fatalf("renamed: %v", got)
+		}
+		if res, _ := e.visit(t, "GET", "/l/one", chromeUA, nil); res.StatusCode != 302 || res.Header.Get("Location") != "https://example.com/2" {
+			t.Fatalf("/l/one: %d %q", res.StatusCode, res.Header.Get("Location"))
+		}
+	})
+}
+
+// List filters answer the same on SQLite and PostgreSQL: a tag is matched exactly, case
+// included (SQLite's LIKE ignored the case of ASCII letters, PostgreSQL's did not), and
+// search ignores case in any script (SQLite's lower() folded ASCII letters only).
+func TestLinkListFiltersAgreeOnBothDatabases(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		for _, l := range []map[string]any{
+			{"url": "https://example.com/1", "slug": "big-launch", "tags": []string{"Launch"}},
+			{"url": "https://example.com/2", "slug": "small-launch", "tags": []string{"launch", "Été"}},
+			{"url": "https://example.com/3", "slug": "about", "title": "Über uns"},
+			{"url": "https://example.com/CAFÉ", "slug": "Menu"},
+		} {
+			e.do("POST", "/api/v1/links", secret, l).want(t, 201)
+		}
+		for query, want := range map[string]string{
+			"tag=Launch": "big-launch", "tag=launch": "small-launch", "tag=LAUNCH": "", "tag=%C3%89t%C3%A9": "small-launch",
+			"tag=%C3%A9t%C3%A9": "", "tag=Laun": "",
+			"search=%C3%BCber": "about", "search=%C3%9CBER": "about", "search=UBER": "",
+			"search=caf%C3%A9": "Menu", "search=MENU": "Menu", "search=LAUNCH": "small-launch,big-launch",
+		} {
+			var got []string
+			for _, l := range e.do("GET", "/api/v1/links?"+query, secret, nil).want(t, 200).json(t)["data"].([]any) {
+				got = append(got, l.(map[string]any)["slug"].(string))
+			}
+			if strings.Join(got, ",") != want {
+				t.Errorf("%s: %v, want %q", query, got, want)
+			}
+		}
+	})
+}
+
+// A link cannot point at a short link of the service (url, expired_url, ios_url,
+// android_url): one pointing at itself looped until the browser gave up, each turn a
+// counted click and a link.clicked webhook (31 clicks for one curl -L).
+func TestLinkToAShortLinkIsRefused(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	for _, c := range []struct {
+		field, url string
+	}{
+		{"url", baseURL + "/l/loop"},
+		{"url", "HTTP://Switchboard.TEST.:8080/l/other?x=1"},
+		{"url", "https://switchboard.test:8080/l/loop"},
+		{"expired_url", baseURL + "/l/loop"},
+		{"ios_url", baseURL + "/l/x"},
+		{"android_url", baseURL + "/l/%6coop"},
+	} {
+		body := map[string]any{"url": "https://example.com", "slug": "loop", c.field: c.url}
+		if got := e.do("POST", "/api/v1/links", secret, body).wantError(t, 400, "validation_failed"); got["param"] != c.field {
+			t.Fatalf("%s %s: %v", c.field, c.url, got)
+		}
+	}
+	// The service's other pages, and other ports, are ordinary targets.
+	for i, u := range []string{baseURL + "/user/api", baseURL + "/l/", "http://switchboard.test:9090/l/x", "https://example.com/l/x"} {
+		e.do("POST", "/api/v1/links", secret, map[string]any{"url": u, "slug": fmt.Sprintf("ok-%d", i)}).want(t, 201)
+	}
+	link := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "later"}).want(t, 201).json(t)
+	e.do("PATCH", "/api/v1/links/"+link["id"].(string), secret, map[string]any{"url": baseURL + "/l/later"}).
+		wantError(t, 400, "validation_failed")
 }

@@ -42,6 +42,9 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 				return
 			}
 			v.Password = r.PostForm.Get("password")
+			// The form's Referer is its own page: the visit's referrer is the one the page
+			// was first asked with, which the form carries.
+			v.Referrer = r.PostForm.Get("ref")
 		default:
 			h.Set("Allow", "GET, HEAD, POST")
 			page(w, http.StatusMethodNotAllowed, notAllowed, nil)
@@ -67,7 +70,7 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 			if out.WrongPassword {
 				status = http.StatusUnauthorized
 			}
-			page(w, status, password, map[string]any{"Wrong": out.WrongPassword, "Title": out.Title})
+			page(w, status, password, map[string]any{"Wrong": out.WrongPassword, "Title": out.Title, "Ref": v.Referrer})
 		case links.TooManyTries:
 			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(out.RetryAfter.Seconds()))))
 			page(w, http.StatusTooManyRequests, tooMany, nil)
@@ -89,7 +92,7 @@ var (
 	unavailable = mustPage(`{{define "title"}}Try again{{end}}{{define "body"}}<h1>Something went wrong</h1><p>Please try again in a moment.</p>{{end}}`)
 	tooMany     = mustPage(`{{define "title"}}Too many tries{{end}}{{define "body"}}<h1>Too many tries</h1><p>Wait a little, then try the password again.</p>{{end}}`)
 	password    = mustPage(`{{define "title"}}Password required{{end}}{{define "body"}}<h1>{{if .Title}}{{.Title}}{{else}}This link is protected{{end}}</h1>` +
-		`<form method="post"><p><label for="password">Enter the password to continue</label></p>` +
+		`<form method="post">{{if .Ref}}<input type="hidden" name="ref" value="{{.Ref}}">{{end}}<p><label for="password">Enter the password to continue</label></p>` +
 		`<p><input id="password" name="password" type="password" autocomplete="current-password" required autofocus> <button type="submit">Continue</button></p>` +
 		`{{if .Wrong}}<p class="err" role="alert">Wrong password. Try again.</p>{{end}}</form>{{end}}`)
 )

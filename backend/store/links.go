@@ -3,11 +3,14 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 	"time"
+
+	"modernc.org/sqlite"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
@@ -186,12 +189,24 @@ func (q q) Links(ctx context.Context, workspaceID string, f domain.LinkFilter, b
 	where, args := []string{"workspace_id = ?", "deleted_at IS NULL"}, []any{workspaceID}
 	add := func(cond string, v ...any) { where, args = append(where, cond), append(args, v...) }
 	if f.Search != "" {
+		// Any case, in any script: SQLite's lower() and LIKE fold ASCII letters only.
+		lower := "lower"
+		if q.s.dialect != Postgres {
+			lower = sqliteLower
+		}
 		like := "%" + likeEscape(strings.ToLower(f.Search)) + "%"
-		add(`(lower(slug) LIKE ? ESCAPE '\' OR lower(url) LIKE ? ESCAPE '\' OR lower(title) LIKE ? ESCAPE '\')`, like, like, like)
+		add(`(`+lower+`(slug) LIKE ? ESCAPE '\' OR `+lower+`(url) LIKE ? ESCAPE '\' OR `+lower+`(title) LIKE ? ESCAPE '\')`,
+			like, like, like)
 	}
 	if f.Tag != "" {
+		// Tags are exact (case included), as they are kept: LIKE would ignore the case of
+		// ASCII letters on SQLite only.
 		tag, _ := json.Marshal(f.Tag)
-		add(`tags LIKE ? ESCAPE '\'`, "%"+likeEscape(string(tag))+"%")
+		find := "strpos(tags, ?) > 0"
+		if q.s.dialect != Postgres {
+			find = "instr(tags, ?) > 0"
+		}
+		add(find, string(tag))
 	}
 	if f.Archived != nil {
 		add("archived = ?", *f.Archived)
@@ -219,6 +234,23 @@ func (q q) Links(ctx context.Context, workspaceID string, f domain.LinkFilter, b
 		return nil, err
 	}
 	return linksOf(rows)
+}
+
+// sqliteLower is SQLite's lower() for all of Unicode (the built-in one lowers ASCII letters
+// only), as PostgreSQL's lower() is in a UTF-8 database.
+const sqliteLower = "sb_lower"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(sqliteLower, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return strings.ToLower(v), nil
+		case []byte:
+			return strings.ToLower(string(v)), nil
+		default:
+			return v, nil
+		}
+	})
 }
 
 // likeEscape escapes LIKE's wildcards in s (the escape character is a backslash).

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mileusna/useragent"
 
@@ -21,8 +22,31 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
-// maxReferrer bounds the stored referrer URL.
-const maxReferrer = 512
+// maxReferrer bounds the stored referrer URL, maxAgentField each name taken from a user
+// agent (browser, version, OS).
+const (
+	maxReferrer   = 512
+	maxAgentField = 100
+)
+
+// cleanText makes a request's header text storable: at most max bytes (cut at a character),
+// valid UTF-8 and without NUL. Headers are bytes, not text: a visitor may send anything, and
+// PostgreSQL refuses a row with invalid UTF-8 or NUL, which would refuse the batch of every
+// other visitor's clicks with it.
+func cleanText(s string, max int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = strings.ReplaceAll(s, "\x00", "")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
+}
 
 // previewers are link-preview fetchers: they fetch a link to show a card, not to visit it.
 var previewers = []string{"facebookexternalhit", "facebot", "twitterbot", "slackbot", "slack-imgproxy", "linkedinbot",
@@ -74,8 +98,9 @@ func (c *agents) get(ua string) agent {
 
 func parseAgent(s string) agent {
 	ua := useragent.Parse(s)
-	a := agent{browser: ua.Name, version: ua.Version, os: ua.OS, ios: ua.IsIOS(), android: ua.IsAndroid(),
-		device: domain.DeviceUnknown, bot: agentBotReason(s, ua)}
+	a := agent{browser: cleanText(ua.Name, maxAgentField), version: cleanText(ua.Version, maxAgentField),
+		os: cleanText(ua.OS, maxAgentField), ios: ua.IsIOS(), android: ua.IsAndroid(), device: domain.DeviceUnknown,
+		bot: agentBotReason(s, ua)}
 	if platformName(s, ua.Name) {
 		a.browser, a.version = "", ""
 	}
@@ -155,14 +180,10 @@ func (l *Links) newClick(link domain.Link, v Visit, a agent, now time.Time) doma
 	if c.Bot = c.BotReason != ""; c.Bot {
 		c.Device = domain.DeviceBot
 	}
-	if v.Referrer != "" {
-		ref := v.Referrer
-		if len(ref) > maxReferrer {
-			ref = ref[:maxReferrer]
-		}
+	if ref := cleanText(v.Referrer, maxReferrer); ref != "" {
 		c.Referrer = ref
-		if u, err := url.Parse(v.Referrer); err == nil {
-			c.ReferrerHost = strings.ToLower(u.Hostname())
+		if u, err := url.Parse(cleanText(v.Referrer, len(v.Referrer))); err == nil {
+			c.ReferrerHost = cleanText(strings.ToLower(u.Hostname()), 255)
 		}
 	}
 	c.Country = l.cfg.GeoIP.Country(v.IP)

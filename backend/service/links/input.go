@@ -205,6 +205,9 @@ func (l *Links) checkTarget(param, raw string) (string, error) {
 	if host == "" {
 		return "", domain.Invalid(param, "%s must be an absolute http or https URL", param)
 	}
+	if l.isShortLink(u) {
+		return "", domain.Invalid(param, "%s is a short link of this service: use its target (a link to a short link can loop, counting a click at every turn)", param)
+	}
 	for _, b := range l.cfg.BlockedHosts {
 		if host == b || strings.HasSuffix(host, "."+b) || (net.ParseIP(b) != nil && host == b) {
 			return "", &domain.Error{Code: domain.CodeInvalid, Param: param, Reason: "blocked_host",
@@ -229,4 +232,26 @@ func checkTags(param string, tags []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// isShortLink tells that u is one of this service's short links (under ShortBase, on its
+// host whatever the scheme): a link there could point back at itself, and every turn of
+// the loop would be a click.
+func (l *Links) isShortLink(u *url.URL) bool {
+	base, err := url.Parse(l.cfg.ShortBase)
+	if err != nil || base.Host == "" {
+		return false
+	}
+	host := func(u *url.URL) string { return strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")) }
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" && !(p == "80" && u.Scheme == "http") && !(p == "443" && u.Scheme == "https") {
+			return p
+		}
+		return "" // the scheme's own: http and https of one host are one service
+	}
+	if host(u) != host(base) || port(u) != port(base) {
+		return false
+	}
+	prefix := strings.TrimSuffix(base.Path, "/") + "/"
+	return strings.HasPrefix(u.Path, prefix) && len(u.Path) > len(prefix)
 }

@@ -94,6 +94,15 @@ func (l *Links) insert(ctx context.Context, c service.Change, sl *store.StoredLi
 				l.s.InvalidateAfterCommit(c.Tx, "link", sl.Slug)
 				return nil
 			}
+			// Refused by a link committed meanwhile: by its external id (checked above, before
+			// a concurrent create committed), or by its slug.
+			if sl.ExternalID != "" {
+				if _, err := c.Tx.LinkByExternalID(ctx, c.WorkspaceID, sl.ExternalID); err == nil {
+					return errExternalIDTaken(param + "external_id")
+				} else if !domain.IsCode(err, domain.CodeNotFound) {
+					return err
+				}
+			}
 		}
 		if !generate || try == 5 {
 			return errSlugTaken(param + "slug")
@@ -130,8 +139,13 @@ func (l *Links) update(ctx context.Context, c service.Change, id string, in Inpu
 		}
 	}
 	if sl.Slug != old.Slug {
-		if _, held, err := c.Tx.SlugHolder(ctx, sl.Slug); err != nil {
+		if holder, held, err := c.Tx.SlugHolder(ctx, sl.Slug); err != nil {
 			return domain.Link{}, err
+		} else if held && holder.DeletedAt != nil && c.Now.Sub(*holder.DeletedAt) >= SlugHold {
+			// The hold of a link deleted SlugHold ago has lapsed, as for a new link.
+			if err := c.Tx.PurgeLink(ctx, holder.ID); err != nil {
+				return domain.Link{}, err
+			}
 		} else if held {
 			return domain.Link{}, errSlugTaken(param + "slug")
 		}
@@ -197,6 +211,12 @@ func (l *Links) Upsert(ctx context.Context, a service.Actor, externalID string, 
 		}
 		created = true
 		link, err = l.create(ctx, c, in, "")
+		var de *domain.Error
+		if errors.As(err, &de) && de.Reason == "external_id_taken" {
+			// A concurrent PUT created it since: this one updates it.
+			created = false
+			link, err = l.update(ctx, c, ExternalPrefix+externalID, in, "")
+		}
 		return err
 	})
 	return link, created, err

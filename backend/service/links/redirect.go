@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,22 +100,38 @@ func (l *Links) resolve(ctx context.Context, slug string, now time.Time) (*cache
 	return e, nil
 }
 
-// withUTM sets the utm_ parameters on a target (replacing ones it has).
+// withUTM sets the utm_ parameters on a target, replacing ones it has. The rest of the
+// target is kept byte for byte: its other parameters in their order and encoding (a flag
+// without a value, a ";", an escape a parser would refuse), and its fragment.
 func withUTM(target string, u domain.UTM) string {
 	pairs := u.Pairs()
 	if target == "" || len(pairs) == 0 {
 		return target
 	}
-	p, err := url.Parse(target)
-	if err != nil {
-		return target
-	}
-	q := p.Query()
+	rest, fragment, hasFragment := strings.Cut(target, "#")
+	base, query, _ := strings.Cut(rest, "?")
+	setting := map[string]bool{}
 	for _, kv := range pairs {
-		q.Set(kv[0], kv[1])
+		setting[kv[0]] = true
 	}
-	p.RawQuery = q.Encode()
-	return p.String()
+	var parts []string
+	for _, part := range strings.Split(query, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if part != "" && !setting[name] {
+			parts = append(parts, part)
+		}
+	}
+	for _, kv := range pairs {
+		parts = append(parts, kv[0]+"="+url.QueryEscape(kv[1]))
+	}
+	out := base + "?" + strings.Join(parts, "&")
+	if hasFragment {
+		out += "#" + fragment
+	}
+	return out
 }
 
 // Visit is one request for a short link, as the redirect handler read it.
@@ -190,7 +207,12 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 			return Outcome{Kind: Password, WrongPassword: true, Title: link.Title}, nil
 		}
 		l.tries.Reset(key)
-		status = 303 // the answer to a form post: the browser GETs the target
+	}
+	if v.Method == "POST" {
+		// The answer to a form post: the browser GETs the target. A 307 or 308 would have it
+		// post the form (the password) to the target, should the password have been removed
+		// since the page was shown.
+		status = 303
 	}
 	ua := l.agents.get(v.UserAgent)
 	click := l.newClick(link.Link, v, ua, now)
