@@ -43,7 +43,7 @@ func complexityRoot() generated.ComplexityRoot {
 	c.Query.Messages = func(child int, _ string, _ *model.MessageFilter, first *int, _ *string) int {
 		return 1 + child + pageRows(first)
 	}
-	c.Query.Chats = func(child int, _ string, _ *bool, first *int, _ *string) int {
+	c.Query.Chats = func(child int, _ string, _ *bool, _ *model.ChatSort, first *int, _ *string) int {
 		return 1 + child + pageRows(first)
 	}
 	c.Query.Groups = func(child int, _ string, first *int, _ *string) int {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -84,7 +85,11 @@ func (r *mutationResolver) CreateLink(ctx context.Context, input model.CreateLin
 }
 
 func (r *mutationResolver) UpdateLink(ctx context.Context, id string, input model.UpdateLinkInput) (*model.Link, error) {
-	return r.linkResult(r.links.Update(ctx, actor(ctx), id, updateInput(input)))
+	in, err := updateInput(input)
+	if err != nil {
+		return nil, err
+	}
+	return r.linkResult(r.links.Update(ctx, actor(ctx), id, in))
 }
 
 func (r *mutationResolver) DeleteLink(ctx context.Context, id string) (*model.Link, error) {
@@ -149,20 +154,45 @@ func createInput(in model.CreateLinkInput) links.Input {
 	return out
 }
 
-// updateInput decodes a link's changes: absent fields stay nil (kept); a null given for a
-// clearable field becomes the service's "clear" value (the zero value).
-func updateInput(in model.UpdateLinkInput) links.Input {
-	out := links.Input{URL: in.URL, Slug: in.Slug, Title: in.Title, RedirectStatus: in.RedirectStatus,
-		Metadata: in.Metadata, UTM: utmInput(in.Utm), Archived: in.Archived, ExpiresAt: clearable(in.ExpiresAt),
-		ExpiredURL: clearable(in.ExpiredURL), Password: clearable(in.Password), ExternalID: clearable(in.ExternalID),
-		IOSURL: clearable(in.IosURL), AndroidURL: clearable(in.AndroidURL)}
-	if in.Tags != nil {
-		out.Tags = &in.Tags
+// updateInput decodes a link's changes with REST's PATCH rules: absent fields stay nil
+// (kept); null removes an optional field or sets it back to its default (title "", tags [],
+// metadata {}, utm none, redirectStatus 302, archived false), and is refused for url and
+// slug, which a link cannot be without.
+func updateInput(in model.UpdateLinkInput) (links.Input, error) {
+	for _, f := range []struct {
+		name string
+		o    graphql.Omittable[*string]
+	}{{"url", in.URL}, {"slug", in.Slug}} {
+		if v, set := f.o.ValueOK(); set && v == nil {
+			return links.Input{}, domain.Invalid(f.name, "%s cannot be removed: send a new value or leave it out", f.name)
+		}
+	}
+	out := links.Input{URL: in.URL.Value(), Slug: in.Slug.Value(), Title: clearable(in.Title), Archived: clearable(in.Archived),
+		UTM: utmInput(clearable(in.Utm)), ExpiresAt: clearable(in.ExpiresAt), ExpiredURL: clearable(in.ExpiredURL),
+		Password: clearable(in.Password), ExternalID: clearable(in.ExternalID), IOSURL: clearable(in.IosURL),
+		AndroidURL: clearable(in.AndroidURL)}
+	if tags, set := in.Tags.ValueOK(); set {
+		if tags == nil {
+			tags = []string{}
+		}
+		out.Tags = &tags
+	}
+	if m, set := in.Metadata.ValueOK(); set {
+		if m == nil {
+			m = json.RawMessage("{}")
+		}
+		out.Metadata = m
+	}
+	if s, set := in.RedirectStatus.ValueOK(); set {
+		if s == nil {
+			s = ptr(links.DefaultRedirectStatus)
+		}
+		out.RedirectStatus = s
 	}
 	if n := clearable(in.MaxClicks); n != nil {
 		out.MaxClicks = ptr(int64(*n))
 	}
-	return out
+	return out, nil
 }
 
 // clearable returns nil for an absent field, a pointer to the zero value for null, else

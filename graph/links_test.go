@@ -517,3 +517,44 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// updateLink reads null as REST's PATCH does: it removes an optional field or sets it back
+// to its default (title, tags, metadata, utm, redirectStatus and archived were kept), and
+// is refused for url and slug (it was ignored, answering the link unchanged as a success).
+// Absent fields are kept.
+func TestLinksUpdateNull(t *testing.T) {
+	eachLinksDialect(t, func(t *testing.T, h *linksHarness) {
+		token, _ := h.owner(t)
+		s := withSession(token)
+		l := h.createLink(t, map[string]any{"url": "https://example.com/", "slug": "nulls", "title": "T", "tags": []string{"a"},
+			"metadata": map[string]any{"k": 1}, "redirectStatus": 308, "archived": true, "utm": map[string]any{"source": "s"},
+			"expiredUrl": "https://example.com/over"}, s)
+
+		for _, f := range []string{"url", "slug"} {
+			_, r := h.post(t, `mutation($id: ID!, $in: UpdateLinkInput!) { updateLink(id: $id, input: $in) { id } }`,
+				map[string]any{"id": l.ID, "in": map[string]any{"title": "changed", f: nil}}, s)
+			if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != f {
+				t.Fatalf("%s: null: %+v", f, r.Errors)
+			}
+		}
+		// The same in a literal.
+		_, r := h.post(t, `mutation($id: ID!) { updateLink(id: $id, input: {url: null}) { id } }`, map[string]any{"id": l.ID}, s)
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "url" {
+			t.Fatalf("url: null literal: %+v", r.Errors)
+		}
+
+		kept := h.updateLink(t, l.ID, map[string]any{}, s)
+		if kept.Title != "T" || len(kept.Tags) != 1 || kept.Metadata["k"] != float64(1) || kept.RedirectStatus != 308 ||
+			!kept.Archived || kept.UTM.Source != "s" || kept.URL != "https://example.com/" || kept.Slug != "nulls" {
+			t.Fatalf("after refused and empty updates: %+v", kept)
+		}
+
+		cleared := h.updateLink(t, l.ID, map[string]any{"title": nil, "tags": nil, "metadata": nil, "redirectStatus": nil,
+			"archived": nil, "utm": nil}, s)
+		if cleared.Title != "" || cleared.Tags == nil || len(cleared.Tags) != 0 || len(cleared.Metadata) != 0 ||
+			cleared.RedirectStatus != 302 || cleared.Archived || cleared.UTM.Source != "" ||
+			cleared.URL != "https://example.com/" || cleared.Slug != "nulls" || deref(cleared.ExpiredURL) != "https://example.com/over" {
+			t.Fatalf("after nulls: %+v", cleared)
+		}
+	})
+}

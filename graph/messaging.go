@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -240,8 +241,12 @@ func toMessage(m domain.Message, instanceAddress string) model.Message {
 
 // ---- chats ----
 
-func (r *queryResolver) Chats(ctx context.Context, instanceID string, archived *bool, first *int, after *string) (*model.ChatConnection, error) {
-	page, err := r.msg.Chats.List(ctx, actor(ctx), instanceID, archived, domain.ListParams{Limit: first, After: deref(after)})
+func (r *queryResolver) Chats(ctx context.Context, instanceID string, archived *bool, sort *model.ChatSort, first *int, after *string) (*model.ChatConnection, error) {
+	f := domain.ChatFilter{Archived: archived}
+	if sort != nil {
+		f.Sort = strings.ToLower(string(*sort)) // LAST_MESSAGE → last_message, as REST's sort
+	}
+	page, err := r.msg.Chats.List(ctx, actor(ctx), instanceID, f, domain.ListParams{Limit: first, After: deref(after)})
 	if err != nil {
 		return nil, httpx.RenameParam(err, "limit", "first")
 	}

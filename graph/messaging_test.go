@@ -8,11 +8,13 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/channels/sandbox"
+	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
@@ -27,8 +29,14 @@ import (
 // in the binary.
 func newMessagingHarness(t *testing.T, d store.Dialect) *harness {
 	t.Helper()
-	svc, st := servicetest.New(t, d, service.Config{SecretsKey: []byte("0123456789abcdef0123456789abcdef")})
-	msg := messaging.New(svc, channels.NewRegistry(sandbox.New()), messaging.Config{})
+	return newMessagingHarnessAt(t, d, domain.SystemClock{})
+}
+
+// newMessagingHarnessAt is newMessagingHarness with the service and the sandbox reading clk.
+func newMessagingHarnessAt(t *testing.T, d store.Dialect, clk domain.Clock) *harness {
+	t.Helper()
+	svc, st := servicetest.New(t, d, service.Config{SecretsKey: []byte("0123456789abcdef0123456789abcdef"), Clock: clk})
+	msg := messaging.New(svc, channels.NewRegistry(sandbox.New().WithClock(clk.Now)), messaging.Config{})
 	engine := jobs.New(st, jobs.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PollInterval: 50 * time.Millisecond})
 	for _, k := range msg.Kinds(messaging.Workers{Send: 4, Events: 4, Connect: 2}) {
 		engine.Register(k)
@@ -434,6 +442,12 @@ func TestMessagingAccess(t *testing.T) {
 		if r.code(t) != "FORBIDDEN" {
 			t.Fatalf("create without instances:write: %+v", r.Errors)
 		}
+		// The pairing QR links a phone to the instance: reading it is writing.
+		_, r = h.post(t, `query($id: ID!) { instancePairing(id: $id) { qrCode } }`, map[string]any{"id": a.ID}, withKey(reader))
+		if r.code(t) != "FORBIDDEN" || r.Errors[0].Extensions["reason"] != "insufficient_scope" ||
+			!strings.Contains(r.Errors[0].Message, "instances:write") {
+			t.Fatalf("instancePairing without instances:write: %+v", r.Errors)
+		}
 		// Signed out.
 		_, r = h.post(t, `{ instances { nodes { id } } }`, nil)
 		if r.code(t) != "UNAUTHENTICATED" {
@@ -470,6 +484,91 @@ func TestMessagingAccess(t *testing.T) {
 			t.Fatalf("after the other workspace's attempts: %+v", got)
 		}
 	})
+}
+
+// aheadClock is the real clock moved ahead by a settable offset: a test lets a second pass
+// between two steps (so their times differ) while receipts and jobs keep real time.
+type aheadClock struct {
+	mu sync.Mutex
+	by time.Duration
+}
+
+func (c *aheadClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return domain.SystemClock{}.Now().Add(c.by)
+}
+
+func (c *aheadClock) tick() { c.mu.Lock(); c.by += time.Second; c.mu.Unlock() }
+
+// chats orders by latest activity unless sort: CREATED, as REST's sort does, and a cursor
+// works only with the sort that made it.
+func TestMessagingChatsSort(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			clk := &aheadClock{}
+			h := newMessagingHarnessAt(t, d, clk)
+			token, _ := h.owner(t)
+			s := withSession(token)
+			a := h.createInstance(t, map[string]any{"name": "A", "config": map[string]any{"auto_pair": true}, "connect": true}, s)
+			h.waitStatus(t, a.ID, "connected", s)
+			for _, from := range []string{"+15557000001", "+15557000002"} {
+				clk.tick()
+				_, r := h.post(t, `mutation($id: ID!, $from: String!) { injectSandboxMessage(instanceId: $id, input: {from: $from, text: "Hi"}) { id } }`,
+					map[string]any{"id": a.ID, "from": from}, s)
+				r.decode(t, &struct{}{})
+			}
+			clk.tick()
+			_, r := h.post(t, `mutation($id: ID!) { sendMessage(instanceId: $id, input: {to: "+15557000001", text: "Again"}) { id } }`,
+				map[string]any{"id": a.ID}, s)
+			r.decode(t, &struct{}{})
+
+			type page struct {
+				Chats struct {
+					Nodes      []chat
+					NextCursor *string
+				}
+			}
+			list := func(sort string, first int, after *string) (addrs []string, next *string, r gqlResponse) {
+				vars := map[string]any{"id": a.ID, "first": first, "after": after}
+				q := `query($id: ID!, $first: Int, $after: String) { chats(instanceId: $id, first: $first, after: $after) { nodes { address } nextCursor } }`
+				if sort != "" {
+					vars["sort"] = sort
+					q = `query($id: ID!, $sort: ChatSort, $first: Int, $after: String) { chats(instanceId: $id, sort: $sort, first: $first, after: $after) { nodes { address } nextCursor } }`
+				}
+				_, r = h.post(t, q, vars, s)
+				if len(r.Errors) > 0 {
+					return nil, nil, r
+				}
+				var p page
+				r.decode(t, &p)
+				for _, c := range p.Chats.Nodes {
+					addrs = append(addrs, c.Address)
+				}
+				return addrs, p.Chats.NextCursor, r
+			}
+			for sort, want := range map[string]string{
+				"":             "+15557000001 +15557000002",
+				"LAST_MESSAGE": "+15557000001 +15557000002",
+				"CREATED":      "+15557000002 +15557000001",
+			} {
+				if got, _, r := list(sort, 20, nil); strings.Join(got, " ") != want {
+					t.Errorf("sort %q: %v %+v, want %s", sort, got, r.Errors, want)
+				}
+			}
+			first, cursor, _ := list("", 1, nil)
+			if rest, _, _ := list("", 1, cursor); len(first) != 1 || len(rest) != 1 || first[0] != "+15557000001" || rest[0] != "+15557000002" {
+				t.Errorf("pages %v then %v", first, rest)
+			}
+			if _, _, r := list("CREATED", 1, cursor); r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "after" {
+				t.Errorf("a last-message cursor with sort CREATED: %+v", r.Errors)
+			}
+			_, r = h.post(t, `query($id: ID!) { chats(instanceId: $id, sort: NEWEST) { nodes { id } } }`, map[string]any{"id": a.ID}, s)
+			if len(r.Errors) == 0 {
+				t.Errorf("sort NEWEST was accepted")
+			}
+		})
+	}
 }
 
 // channels lists what createInstance accepts; sendTyping shows an indicator on a connected

@@ -118,6 +118,16 @@ type Outbound struct {
 	Participants []string
 }
 
+// SentMessage names a sent message to edit or delete: its chat and the provider's id for it.
+// A group's Participants are its members' addresses, as Outbound carries them, so that a
+// channel that delivers to each member (the sandbox) reaches every copy.
+type SentMessage struct {
+	ChatAddress       string
+	Group             bool
+	Participants      []string
+	ProviderMessageID string
+}
+
 // Received is an inbound message marked read: its provider id and who sent it.
 type Received struct {
 	ProviderMessageID string
@@ -150,8 +160,8 @@ type Driver interface {
 	// Disconnect ends the session (logs out).
 	Disconnect(ctx context.Context, in Instance) error
 	Send(ctx context.Context, in Instance, m Outbound) (Sent, error)
-	Edit(ctx context.Context, in Instance, chatAddress, providerID, text string) error
-	Delete(ctx context.Context, in Instance, chatAddress, providerID string) error
+	Edit(ctx context.Context, in Instance, m SentMessage, text string) error
+	Delete(ctx context.Context, in Instance, m SentMessage) error
 	// MarkRead tells the senders of the given inbound messages that they were read.
 	MarkRead(ctx context.Context, in Instance, chatAddress string, read []Received) error
 	Typing(ctx context.Context, in Instance, chatAddress, state string) error
@@ -174,10 +184,10 @@ var ErrUnsupported = errors.New("not supported by this channel")
 // Unsupported can be embedded by drivers: it refuses every optional operation.
 type Unsupported struct{}
 
-func (Unsupported) Edit(context.Context, Instance, string, string, string) error {
+func (Unsupported) Edit(context.Context, Instance, SentMessage, string) error {
 	return ErrUnsupported
 }
-func (Unsupported) Delete(context.Context, Instance, string, string) error { return ErrUnsupported }
+func (Unsupported) Delete(context.Context, Instance, SentMessage) error { return ErrUnsupported }
 func (Unsupported) MarkRead(context.Context, Instance, string, []Received) error {
 	return ErrUnsupported
 }

@@ -387,6 +387,32 @@ type Chat struct {
 	LastMessage *Message
 }
 
+// ActiveAt is when the chat last had a message, or was created when it has none: the key of
+// the last_message order of chat lists.
+func (c Chat) ActiveAt() time.Time {
+	if c.LastMessageAt != nil {
+		return *c.LastMessageAt
+	}
+	return c.CreatedAt
+}
+
+// Orders of chat lists.
+const (
+	// ChatSortLastMessage lists the chat with the latest message first (a chat with none
+	// counts from its creation), as WhatsApp and Evolution API list chats: the default.
+	ChatSortLastMessage = "last_message"
+	// ChatSortCreated lists the newest chat first. Its pages never skip or repeat a chat.
+	ChatSortCreated = "created"
+)
+
+// ChatFilter selects and orders an instance's chats.
+type ChatFilter struct {
+	// Archived keeps archived chats (true) or the others (false); nil keeps both.
+	Archived *bool
+	// Sort is ChatSortLastMessage ("" too) or ChatSortCreated.
+	Sort string
+}
+
 // ChatObject is the public representation of a chat.
 type ChatObject struct {
 	Object        string         `json:"object"`

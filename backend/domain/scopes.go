@@ -33,7 +33,7 @@ type ScopeInfo struct {
 var Scopes = []ScopeInfo{
 	{ScopeModelsRead, "List the models the workspace can use"},
 	{ScopeInstancesRead, "Read channel instances and their status"},
-	{ScopeInstancesWrite, "Create, connect, disconnect and delete channel instances"},
+	{ScopeInstancesWrite, "Create, connect (the pairing QR code included), disconnect and delete channel instances"},
 	{ScopeMessagesRead, "Read sent and received messages"},
 	{ScopeMessagesSend, "Send messages"},
 	{ScopeGroupsRead, "Read groups and their participants"},

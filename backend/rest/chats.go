@@ -15,7 +15,8 @@ type chatPath struct {
 // chatsQuery is the input of GET /instances/{id}/chats.
 type chatsQuery struct {
 	instancePath
-	Archived *bool `json:"-" query:"archived" example:"false" doc:"Only archived chats (true) or only the others (false); both when left out."`
+	Archived *bool  `json:"-" query:"archived" example:"false" doc:"Only archived chats (true) or only the others (false); both when left out."`
+	Sort     string "json:\"-\" query:\"sort\" enum:\"last_message,created\" example:\"last_message\" doc:\"`last_message` (the default): the chat with the latest message first, as a phone lists them (a chat without messages counts from its creation). `created`: the newest chat first; its pages never skip or repeat a chat. A cursor works only with the sort that made it.\""
 	listQuery
 }
 
@@ -26,7 +27,7 @@ type updateChatRequest struct {
 }
 
 func (a *api) listChats(r *http.Request, q chatsQuery) (list[domain.ChatObject], error) {
-	page, err := a.opts.Messaging.Chats.List(r.Context(), actor(r), q.ID, q.Archived, q.params())
+	page, err := a.opts.Messaging.Chats.List(r.Context(), actor(r), q.ID, domain.ChatFilter{Archived: q.Archived, Sort: q.Sort}, q.params())
 	return listOf(mapPage(page.Page, func(c domain.Chat) domain.ChatObject { return c.Object(page.InstanceAddress) })), err
 }
 

@@ -299,12 +299,13 @@ func (a *api) routes() []route {
 		},
 		{
 			method: "GET", path: "/api/v1/instances/{id}/qr", operationID: "getInstancePairing", serve: callWith(a.getPairing),
-			tag: "Instances", scope: "instances:read", errors: []int{409},
+			tag: "Instances", scope: "instances:write", errors: []int{409},
 			summary: "Get an instance's pairing QR code",
 			returns: "The QR code and pairing code.",
 			description: "While the instance is `pairing`: a QR code to scan (a PNG data URL, and its payload) and the same secret " +
 				"as a code to type. Otherwise 409 `instance_not_pairing`; 409 `pairing_expired` once the code has expired " +
-				"(connect again for a new one).",
+				"(connect again for a new one). It needs `instances:write`, although it changes nothing: whoever scans the " +
+				"code links their phone account to the instance.",
 		},
 		{
 			method: "POST", path: "/api/v1/instances/{id}/sandbox/pair", operationID: "pairSandboxInstance", serve: callWithBody(a.pairInstance),
@@ -382,9 +383,14 @@ func (a *api) routes() []route {
 		{
 			method: "GET", path: "/api/v1/instances/{id}/chats", operationID: "listChats", serve: callWith(a.listChats),
 			tag: "Chats", scope: "messages:read",
-			summary:     "List chats",
-			returns:     "A page of chats.",
-			description: "The instance's conversations, each with its latest message and unread count. `archived` filters.",
+			summary: "List chats",
+			returns: "A page of chats.",
+			description: "The instance's conversations, each with its latest message and unread count: the chat with the latest " +
+				"message first (`sort=last_message`, the default, as a phone lists them; a chat without messages counts from its " +
+				"creation), or the newest chat first (`sort=created`). `archived` filters. While you page the activity order, a " +
+				"chat that gets a message moves to the top: it is never listed twice, but one the pass had not reached yet shows " +
+				"in the next pass, not on the following pages; `sort=created` pages never skip or repeat a chat. A cursor " +
+				"works only with the sort that made it (400 `validation_failed`, `param: after`).",
 		},
 		{
 			method: "GET", path: "/api/v1/instances/{id}/chats/{chat_id}", operationID: "getChat", serve: callWith(a.getChat),

@@ -93,9 +93,13 @@ func TestPoolStats(t *testing.T) {
 		})
 	}
 	waitUntil(t, "every connection in use", func() bool { return s.PoolStats().InUse == limit })
+	// Readiness pings on a connection of its own: it answers with the pool full.
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping with every pooled connection in use: %v", err)
+	}
 	before := s.PoolStats()
 	pinged := make(chan error, 1)
-	go func() { pinged <- s.Ping(ctx) }()
+	go func() { pinged <- s.PingPool(ctx) }()
 	waitUntil(t, "a caller waiting", func() bool { return s.PoolStats().WaitCount == before.WaitCount+1 })
 	time.Sleep(20 * time.Millisecond)
 	close(release)

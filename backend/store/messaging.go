@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -260,21 +261,43 @@ func (t *Tx) EnsureChat(ctx context.Context, c domain.Chat) (domain.Chat, error)
 	return r.chat(), nil
 }
 
-// ChatWithMessage returns the instance's chat with an address (creating it from c when
-// there is none) with messageID as its last message when newer: one statement for the
-// send path, which adds a message it has not stored yet (inside the same transaction).
-func (t *Tx) ChatWithMessage(ctx context.Context, c domain.Chat, messageID string, at time.Time) (domain.Chat, error) {
-	var r chatRow
-	err := t.get(ctx, &r, `INSERT INTO chats (`+chatCols+`) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
-		ON CONFLICT (instance_id, address) DO UPDATE SET
+// chatUpsert creates a chat with its last message, or moves an existing chat's last message
+// to the new one when newer. It leaves archived as it was, so that RETURNING tells the
+// caller whether the message brings the chat back from the archive (UnarchiveChats): the
+// rare case costs a statement more, the common one none.
+const chatUpsert = `ON CONFLICT (instance_id, address) DO UPDATE SET
 			last_message_id = CASE WHEN chats.last_message_id IS NULL OR chats.last_message_id < excluded.last_message_id
 				THEN excluded.last_message_id ELSE chats.last_message_id END,
 			last_message_at = CASE WHEN chats.last_message_id IS NULL OR chats.last_message_id < excluded.last_message_id
 				THEN excluded.last_message_at ELSE chats.last_message_at END,
-			archived = excluded.archived, updated_at = excluded.updated_at
-		RETURNING `+chatCols, c.ID, c.WorkspaceID, c.InstanceID, c.Address, c.Kind, c.Name, false, messageID, at.UTC(),
+			updated_at = excluded.updated_at`
+
+// ChatWithMessage returns the instance's chat with an address (creating it from c when
+// there is none) with messageID as its last message when newer: one statement for the
+// send path, which adds a message it has not stored yet (inside the same transaction).
+// The chat's Archived is still what it was: an archived chat is the caller's to bring back
+// (UnarchiveChats), with its event. On PostgreSQL the upsert locks the row, so an archive
+// committed meanwhile is seen.
+func (t *Tx) ChatWithMessage(ctx context.Context, c domain.Chat, messageID string, at time.Time) (domain.Chat, error) {
+	var r chatRow
+	err := t.get(ctx, &r, `INSERT INTO chats (`+chatCols+`) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
+		`+chatUpsert+` RETURNING `+chatCols, c.ID, c.WorkspaceID, c.InstanceID, c.Address, c.Kind, c.Name, false, messageID, at.UTC(),
 		c.CreatedAt.UTC(), at.UTC())
 	return r.chat(), err
+}
+
+// UnarchiveChats brings archived chats back (a message was sent in them) and returns those
+// it changed, with their last messages.
+func (t *Tx) UnarchiveChats(ctx context.Context, ids []string, now time.Time) ([]domain.Chat, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []chatRow
+	if err := t.sel(ctx, &rows, `UPDATE chats SET archived = ?, updated_at = ? WHERE archived = ? AND id IN (`+
+		placeholders(len(ids))+`) RETURNING `+chatCols, append([]any{false, now.UTC(), true}, anys(ids)...)...); err != nil {
+		return nil, err
+	}
+	return t.withLastMessages(ctx, rows)
 }
 
 // ChatMessage moves a chat's last message to m (when m is newer) and adds to its unread
@@ -300,15 +323,41 @@ func (q q) Chat(ctx context.Context, workspaceID, instanceID, id string) (domain
 	return cs[0], nil
 }
 
-// Chats lists an instance's chats, most recent activity first is what a conversation list
-// wants, but keyset pages need a stable key: chats are listed newest created first, and
-// archived (when set) filters them.
-func (q q) Chats(ctx context.Context, workspaceID, instanceID string, archived *bool, before string, limit int) ([]domain.Chat, error) {
+// chatActivity is a chat's place in the last_message order: its latest message's time, or
+// its creation's. Index chats_activity (migration 00012) is on this very expression.
+const chatActivity = `COALESCE(last_message_at, created_at)`
+
+// ChatPos is where a page of chats ends: the last chat's id and, in the last_message
+// order, its activity time (Chat.ActiveAt) as that page saw it.
+type ChatPos struct {
+	ID       string
+	ActiveAt time.Time
+}
+
+// Chats lists up to limit of an instance's chats after pos (zero: from the start), the most
+// recently active first or, with f.Sort created, the newest first; ties in activity go by
+// id. The cursor carries the activity time the page saw, so a chat that becomes active
+// meanwhile moves ahead of it and is not listed again.
+func (q q) Chats(ctx context.Context, workspaceID, instanceID string, f domain.ChatFilter, after ChatPos, limit int) ([]domain.Chat, error) {
 	where, args := []string{"workspace_id = ?", "instance_id = ?"}, []any{workspaceID, instanceID}
-	if archived != nil {
-		where, args = append(where, "archived = ?"), append(args, *archived)
+	if f.Archived != nil {
+		where, args = append(where, "archived = ?"), append(args, *f.Archived)
 	}
-	query, args := newestFirst(`SELECT `+chatCols+` FROM chats`, where, args, before, limit)
+	var query string
+	if f.Sort == domain.ChatSortCreated {
+		query, args = newestFirst(`SELECT `+chatCols+` FROM chats`, where, args, after.ID, limit)
+	} else {
+		if after.ID != "" {
+			// The row comparison is the keyset; the bound before it, implied by it, is what
+			// lets SQLite seek in the index rather than scan up to the cursor.
+			at := after.ActiveAt.UTC()
+			where = append(where, chatActivity+` <= ?`, `(`+chatActivity+`, id) < (?, ?)`)
+			args = append(args, at, at, after.ID)
+		}
+		query = `SELECT ` + chatCols + ` FROM chats WHERE ` + strings.Join(where, " AND ") +
+			` ORDER BY ` + chatActivity + ` DESC, id DESC LIMIT ?`
+		args = append(args, limit+1)
+	}
 	var rows []chatRow
 	if err := q.sel(ctx, &rows, query, args...); err != nil {
 		return nil, err

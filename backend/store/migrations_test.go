@@ -73,13 +73,15 @@ func postgresSchema(t *testing.T, db *sql.DB) []string {
 	}
 	rows.Close()
 	// Explicit indexes (not those behind primary keys or unique constraints), with their
-	// columns in order.
-	rows, err = db.Query(`SELECT i.relname, t.relname, a.attname, array_position(ix.indkey::int[], a.attnum::int)
+	// columns in order; an expression is "<expr>" (compared by place, not by text, which
+	// the dialects spell differently).
+	rows, err = db.Query(`SELECT i.relname, t.relname, COALESCE(a.attname, '<expr>'), k.n
 		FROM pg_index ix
 		JOIN pg_class i ON i.oid = ix.indexrelid
 		JOIN pg_class t ON t.oid = ix.indrelid
 		JOIN pg_namespace n ON n.oid = t.relnamespace
-		JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = ANY(ix.indkey)
+		CROSS JOIN LATERAL unnest(ix.indkey::int[]) WITH ORDINALITY AS k(attnum, n)
+		LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum AND k.attnum <> 0
 		WHERE n.nspname = 'public' AND t.relname NOT LIKE 'goose%'
 		  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = ix.indexrelid)
 		ORDER BY 1, 4`)
@@ -139,7 +141,7 @@ func sqliteSchema(t *testing.T, db *sql.DB) []string {
 	}
 	rows.Close()
 	for _, i := range idxs {
-		cols := names(t, db, `SELECT name FROM pragma_index_info(?) ORDER BY seqno`, i.name)
+		cols := names(t, db, `SELECT COALESCE(name, '<expr>') FROM pragma_index_info(?) ORDER BY seqno`, i.name)
 		out = append(out, index(i.name+" "+i.table, cols))
 	}
 	slices.Sort(out)

@@ -45,11 +45,12 @@ type ChatLast struct {
 }
 
 // ChatsWithMessages is ChatWithMessage for many chats (each (instance, address) once) in
-// one statement; it returns the chats' ids by "instanceID|address".
-func (t *Tx) ChatsWithMessages(ctx context.Context, cs []ChatLast) (map[string]string, error) {
+// one statement; it returns the chats' ids by "instanceID|address", and the ids of those
+// that are archived (for the caller to bring back: UnarchiveChats).
+func (t *Tx) ChatsWithMessages(ctx context.Context, cs []ChatLast) (ids map[string]string, archived []string, err error) {
 	out := make(map[string]string, len(cs))
 	if len(cs) == 0 {
-		return out, nil
+		return out, nil, nil
 	}
 	args := make([]any, 0, len(cs)*11)
 	for _, c := range cs {
@@ -61,20 +62,18 @@ func (t *Tx) ChatsWithMessages(ctx context.Context, cs []ChatLast) (map[string]s
 		ID         string `db:"id"`
 		InstanceID string `db:"instance_id"`
 		Address    string `db:"address"`
+		Archived   bool   `db:"archived"`
 	}
-	err := t.sel(ctx, &rows, `INSERT INTO chats (`+chatCols+`) VALUES `+
+	err = t.sel(ctx, &rows, `INSERT INTO chats (`+chatCols+`) VALUES `+
 		strings.TrimSuffix(strings.Repeat(rowSQL+", ", len(cs)), ", ")+`
-		ON CONFLICT (instance_id, address) DO UPDATE SET
-			last_message_id = CASE WHEN chats.last_message_id IS NULL OR chats.last_message_id < excluded.last_message_id
-				THEN excluded.last_message_id ELSE chats.last_message_id END,
-			last_message_at = CASE WHEN chats.last_message_id IS NULL OR chats.last_message_id < excluded.last_message_id
-				THEN excluded.last_message_at ELSE chats.last_message_at END,
-			archived = excluded.archived, updated_at = excluded.updated_at
-		RETURNING id, instance_id, address`, args...)
+		`+chatUpsert+` RETURNING id, instance_id, address, archived`, args...)
 	for _, r := range rows {
 		out[r.InstanceID+"|"+r.Address] = r.ID
+		if r.Archived {
+			archived = append(archived, r.ID)
+		}
 	}
-	return out, err
+	return out, archived, err
 }
 
 // InsertMessages stores new outbound messages in one statement.

@@ -525,7 +525,7 @@ type ComplexityRoot struct {
 		AutomationSubscriptions func(childComplexity int) int
 		Channels                func(childComplexity int) int
 		Chat                    func(childComplexity int, instanceID string, id string) int
-		Chats                   func(childComplexity int, instanceID string, archived *bool, first *int, after *string) int
+		Chats                   func(childComplexity int, instanceID string, archived *bool, sort *model.ChatSort, first *int, after *string) int
 		Contact                 func(childComplexity int, instanceID string, id string) int
 		Contacts                func(childComplexity int, instanceID string, first *int, after *string) int
 		Event                   func(childComplexity int, id string) int
@@ -723,7 +723,7 @@ type QueryResolver interface {
 	InstancePairing(ctx context.Context, id string) (*model.Pairing, error)
 	Messages(ctx context.Context, instanceID string, filter *model.MessageFilter, first *int, after *string) (*model.MessageConnection, error)
 	Message(ctx context.Context, instanceID string, id string) (*model.Message, error)
-	Chats(ctx context.Context, instanceID string, archived *bool, first *int, after *string) (*model.ChatConnection, error)
+	Chats(ctx context.Context, instanceID string, archived *bool, sort *model.ChatSort, first *int, after *string) (*model.ChatConnection, error)
 	Chat(ctx context.Context, instanceID string, id string) (*model.Chat, error)
 	Groups(ctx context.Context, instanceID string, first *int, after *string) (*model.GroupConnection, error)
 	Group(ctx context.Context, instanceID string, id string) (*model.Group, error)
@@ -3119,7 +3119,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Chats(childComplexity, args["instanceId"].(string), args["archived"].(*bool), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Chats(childComplexity, args["instanceId"].(string), args["archived"].(*bool), args["sort"].(*model.ChatSort), args["first"].(*int), args["after"].(*string)), true
 	case "Query.contact":
 		if e.ComplexityRoot.Query.Contact == nil {
 			break
@@ -4039,13 +4039,20 @@ extend type Query {
   "The workspace's channel instances, newest first."
   instances(first: Int = 20, after: String): InstanceConnection!
   instance(id: ID!): Instance
-  "The QR code and pairing code of an instance waiting to be paired (status pairing)."
+  """
+  The QR code and pairing code of an instance waiting to be paired (status pairing).
+  Keys need instances:write, not read: whoever scans the code links their phone to the instance.
+  """
   instancePairing(id: ID!): Pairing!
   "An instance's messages, newest first, filtered."
   messages(instanceId: ID!, filter: MessageFilter, first: Int = 20, after: String): MessageConnection!
   message(instanceId: ID!, id: ID!): Message
-  "An instance's conversations, most recent first; archived filters when given."
-  chats(instanceId: ID!, archived: Boolean, first: Int = 20, after: String): ChatConnection!
+  """
+  An instance's conversations: the chat with the latest message first (sort LAST_MESSAGE,
+  as a phone lists them) or the newest chat first (CREATED, whose pages never skip or repeat
+  a chat); archived filters when given. A cursor works only with the sort that made it.
+  """
+  chats(instanceId: ID!, archived: Boolean, sort: ChatSort = LAST_MESSAGE, first: Int = 20, after: String): ChatConnection!
   chat(instanceId: ID!, id: ID!): Chat
   groups(instanceId: ID!, first: Int = 20, after: String): GroupConnection!
   group(instanceId: ID!, id: ID!): Group
@@ -4391,6 +4398,14 @@ type ChatConnection {
   nextCursor: String
 }
 
+"The order of a chat list."
+enum ChatSort {
+  "The chat with the latest message first (a chat without messages counts from its creation)."
+  LAST_MESSAGE
+  "The newest chat first."
+  CREATED
+}
+
 type Group {
   id: ID!
   instanceId: ID!
@@ -4676,8 +4691,9 @@ input CreateLinkInput {
 
 """
 The fields to change; absent fields stay as they are. null (or an empty string) clears
-expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; utm replaces
-all five parameters.
+expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; null sets
+title to "", tags to [], metadata to {}, utm to none, redirectStatus to 302 and archived to
+false; null is refused for url and slug. utm replaces all five parameters.
 """
 input UpdateLinkInput {
   url: String
@@ -7127,22 +7143,30 @@ func (ec *executionContext) field_Query_chats_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["archived"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
+		func(ctx context.Context, v any) (*model.ChatSort, error) {
+			return ec.unmarshalOChatSort2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐChatSort(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sort"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg3
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -17227,7 +17251,7 @@ func (ec *executionContext) _Query_chats(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Chats(ctx, fc.Args["instanceId"].(string), fc.Args["archived"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Chats(ctx, fc.Args["instanceId"].(string), fc.Args["archived"].(*bool), fc.Args["sort"].(*model.ChatSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ChatConnection) graphql.Marshaler {
@@ -21752,28 +21776,28 @@ func (ec *executionContext) unmarshalInputUpdateLinkInput(ctx context.Context, o
 			if err != nil {
 				return it, err
 			}
-			it.URL = data
+			it.URL = graphql.OmittableOf(data)
 		case "slug":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Slug = data
+			it.Slug = graphql.OmittableOf(data)
 		case "title":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("title"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Title = data
+			it.Title = graphql.OmittableOf(data)
 		case "tags":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Tags = data
+			it.Tags = graphql.OmittableOf(data)
 		case "expiresAt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
 			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
@@ -21808,14 +21832,14 @@ func (ec *executionContext) unmarshalInputUpdateLinkInput(ctx context.Context, o
 			if err != nil {
 				return it, err
 			}
-			it.RedirectStatus = data
+			it.RedirectStatus = graphql.OmittableOf(data)
 		case "metadata":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
 			data, err := ec.unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Metadata = data
+			it.Metadata = graphql.OmittableOf(data)
 		case "externalId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalId"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -21829,7 +21853,7 @@ func (ec *executionContext) unmarshalInputUpdateLinkInput(ctx context.Context, o
 			if err != nil {
 				return it, err
 			}
-			it.Utm = data
+			it.Utm = graphql.OmittableOf(data)
 		case "iosUrl":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("iosUrl"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -21850,7 +21874,7 @@ func (ec *executionContext) unmarshalInputUpdateLinkInput(ctx context.Context, o
 			if err != nil {
 				return it, err
 			}
-			it.Archived = data
+			it.Archived = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -28693,6 +28717,22 @@ func (ec *executionContext) marshalOChat2ᚖgithubᚗcomᚋswitchboardᚑdevᚋs
 		return graphql.Null
 	}
 	return ec._Chat(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOChatSort2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐChatSort(ctx context.Context, v any) (*model.ChatSort, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ChatSort)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOChatSort2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐChatSort(ctx context.Context, sel ast.SelectionSet, v *model.ChatSort) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOContact2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐContact(ctx context.Context, sel ast.SelectionSet, v *model.Contact) graphql.Marshaler {

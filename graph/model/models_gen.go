@@ -689,24 +689,25 @@ type UpdateInstanceInput struct {
 }
 
 // The fields to change; absent fields stay as they are. null (or an empty string) clears
-// expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; utm replaces
-// all five parameters.
+// expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; null sets
+// title to "", tags to [], metadata to {}, utm to none, redirectStatus to 302 and archived to
+// false; null is refused for url and slug. utm replaces all five parameters.
 type UpdateLinkInput struct {
-	URL            *string                       `json:"url,omitempty"`
-	Slug           *string                       `json:"slug,omitempty"`
-	Title          *string                       `json:"title,omitempty"`
-	Tags           []string                      `json:"tags,omitempty"`
-	ExpiresAt      graphql.Omittable[*time.Time] `json:"expiresAt,omitempty"`
-	ExpiredURL     graphql.Omittable[*string]    `json:"expiredUrl,omitempty"`
-	MaxClicks      graphql.Omittable[*int]       `json:"maxClicks,omitempty"`
-	Password       graphql.Omittable[*string]    `json:"password,omitempty"`
-	RedirectStatus *int                          `json:"redirectStatus,omitempty"`
-	Metadata       json.RawMessage               `json:"metadata,omitempty"`
-	ExternalID     graphql.Omittable[*string]    `json:"externalId,omitempty"`
-	Utm            *LinkUtmInput                 `json:"utm,omitempty"`
-	IosURL         graphql.Omittable[*string]    `json:"iosUrl,omitempty"`
-	AndroidURL     graphql.Omittable[*string]    `json:"androidUrl,omitempty"`
-	Archived       *bool                         `json:"archived,omitempty"`
+	URL            graphql.Omittable[*string]         `json:"url,omitempty"`
+	Slug           graphql.Omittable[*string]         `json:"slug,omitempty"`
+	Title          graphql.Omittable[*string]         `json:"title,omitempty"`
+	Tags           graphql.Omittable[[]string]        `json:"tags,omitempty"`
+	ExpiresAt      graphql.Omittable[*time.Time]      `json:"expiresAt,omitempty"`
+	ExpiredURL     graphql.Omittable[*string]         `json:"expiredUrl,omitempty"`
+	MaxClicks      graphql.Omittable[*int]            `json:"maxClicks,omitempty"`
+	Password       graphql.Omittable[*string]         `json:"password,omitempty"`
+	RedirectStatus graphql.Omittable[*int]            `json:"redirectStatus,omitempty"`
+	Metadata       graphql.Omittable[json.RawMessage] `json:"metadata,omitempty"`
+	ExternalID     graphql.Omittable[*string]         `json:"externalId,omitempty"`
+	Utm            graphql.Omittable[*LinkUtmInput]   `json:"utm,omitempty"`
+	IosURL         graphql.Omittable[*string]         `json:"iosUrl,omitempty"`
+	AndroidURL     graphql.Omittable[*string]         `json:"androidUrl,omitempty"`
+	Archived       graphql.Omittable[*bool]           `json:"archived,omitempty"`
 }
 
 type UpdateWebhookInput struct {
@@ -920,6 +921,64 @@ func (e *AutomationVerification) UnmarshalJSON(b []byte) error {
 }
 
 func (e AutomationVerification) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The order of a chat list.
+type ChatSort string
+
+const (
+	// The chat with the latest message first (a chat without messages counts from its creation).
+	ChatSortLastMessage ChatSort = "LAST_MESSAGE"
+	// The newest chat first.
+	ChatSortCreated ChatSort = "CREATED"
+)
+
+var AllChatSort = []ChatSort{
+	ChatSortLastMessage,
+	ChatSortCreated,
+}
+
+func (e ChatSort) IsValid() bool {
+	switch e {
+	case ChatSortLastMessage, ChatSortCreated:
+		return true
+	}
+	return false
+}
+
+func (e ChatSort) String() string {
+	return string(e)
+}
+
+func (e *ChatSort) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ChatSort(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ChatSort", str)
+	}
+	return nil
+}
+
+func (e ChatSort) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ChatSort) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ChatSort) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -210,15 +210,28 @@ func receipt(instanceID, providerID, status string, at time.Time) channels.Event
 		Receipt: &channels.Receipt{ProviderMessageID: providerID, Status: status, At: at}}
 }
 
-// Edit and Delete reach the other instance when the chat is with one.
-func (d *Driver) Edit(ctx context.Context, in channels.Instance, chatAddress, providerID, text string) error {
-	return d.toPeers(ctx, in, chatAddress, nil, channels.Event{Kind: channels.EventEdit,
-		Edit: &channels.Edit{ChatAddress: in.Address, ProviderMessageID: providerID, Text: text}})
+// Edit and Delete reach the copies Send delivered: the other instance of a direct chat, or
+// a group's member instances.
+func (d *Driver) Edit(ctx context.Context, in channels.Instance, m channels.SentMessage, text string) error {
+	return d.changeCopies(ctx, in, m, channels.Edit{ProviderMessageID: m.ProviderMessageID, Text: text})
 }
 
-func (d *Driver) Delete(ctx context.Context, in channels.Instance, chatAddress, providerID string) error {
-	return d.toPeers(ctx, in, chatAddress, nil, channels.Event{Kind: channels.EventEdit,
-		Edit: &channels.Edit{ChatAddress: in.Address, ProviderMessageID: providerID, Deleted: true}})
+func (d *Driver) Delete(ctx context.Context, in channels.Instance, m channels.SentMessage) error {
+	return d.changeCopies(ctx, in, m, channels.Edit{ProviderMessageID: m.ProviderMessageID, Deleted: true})
+}
+
+// changeCopies emits e to the instances that received m, naming the chat as they know it
+// (the sender's number for a direct chat, the group's address for a group).
+func (d *Driver) changeCopies(ctx context.Context, in channels.Instance, m channels.SentMessage, e channels.Edit) error {
+	e.ChatAddress = in.Address
+	var peers []string // the chat's address
+	if m.Group {
+		e.ChatAddress, peers = m.ChatAddress, m.Participants
+		if peers == nil {
+			peers = []string{} // a group without members: nobody to tell
+		}
+	}
+	return d.toPeers(ctx, in, m.ChatAddress, peers, channels.Event{Kind: channels.EventEdit, Edit: &e})
 }
 
 // toPeers emits ev to the instances among addresses (the chat's address when nil).

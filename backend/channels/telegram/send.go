@@ -168,12 +168,12 @@ func (d *Driver) react(ctx context.Context, b *bot.Bot, tok string, in channels.
 
 // Edit changes the text of a message the bot sent. The chat comes from the provider id,
 // which holds the numeric chat id even for chats addressed by @username.
-func (d *Driver) Edit(ctx context.Context, in channels.Instance, _ string, providerID, text string) error {
+func (d *Driver) Edit(ctx context.Context, in channels.Instance, m channels.SentMessage, text string) error {
 	b, tok, err := d.callBot(in)
 	if err != nil {
 		return err
 	}
-	chat, id, err := splitProviderID(providerID)
+	chat, id, err := splitProviderID(m.ProviderMessageID)
 	if err != nil {
 		return err
 	}
@@ -182,12 +182,12 @@ func (d *Driver) Edit(ctx context.Context, in channels.Instance, _ string, provi
 }
 
 // Delete deletes a message for everyone in the chat.
-func (d *Driver) Delete(ctx context.Context, in channels.Instance, _ string, providerID string) error {
+func (d *Driver) Delete(ctx context.Context, in channels.Instance, m channels.SentMessage) error {
 	b, tok, err := d.callBot(in)
 	if err != nil {
 		return err
 	}
-	chat, id, err := splitProviderID(providerID)
+	chat, id, err := splitProviderID(m.ProviderMessageID)
 	if err != nil {
 		return err
 	}

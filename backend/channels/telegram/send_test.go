@@ -184,18 +184,18 @@ func TestEditDeleteTyping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.d.Edit(ctx, e.in, user, sent.ProviderMessageID, "final"); err != nil {
+	if err := e.d.Edit(ctx, e.in, channels.SentMessage{ChatAddress: user, ProviderMessageID: sent.ProviderMessageID}, "final"); err != nil {
 		t.Fatal(err)
 	}
 	wantParams(t, e.lastCall(t, "editMessageText"), map[string]string{"chat_id": user, "message_id": "1", "text": "final"})
-	if err := e.d.Edit(ctx, e.in, user, sent.ProviderMessageID, "final"); err != nil {
+	if err := e.d.Edit(ctx, e.in, channels.SentMessage{ChatAddress: user, ProviderMessageID: sent.ProviderMessageID}, "final"); err != nil {
 		t.Errorf("editing to the same text = %v, want done", err)
 	}
-	if err := e.d.Delete(ctx, e.in, user, sent.ProviderMessageID); err != nil {
+	if err := e.d.Delete(ctx, e.in, channels.SentMessage{ChatAddress: user, ProviderMessageID: sent.ProviderMessageID}); err != nil {
 		t.Fatal(err)
 	}
 	wantParams(t, e.lastCall(t, "deleteMessage"), map[string]string{"chat_id": user, "message_id": "1"})
-	err = e.d.Delete(ctx, e.in, user, sent.ProviderMessageID)
+	err = e.d.Delete(ctx, e.in, channels.SentMessage{ChatAddress: user, ProviderMessageID: sent.ProviderMessageID})
 	var se *channels.SendError
 	if !errors.As(err, &se) || se.Code != "invalid_request" || !strings.Contains(se.Message, "message to delete not found") {
 		t.Errorf("deleting twice = %v", err)
@@ -340,8 +340,10 @@ func TestRevokedTokenFailsEveryOperation(t *testing.T) {
 	ctx := context.Background()
 	ops := map[string]func() error{
 		"typing": func() error { return e.d.Typing(ctx, e.in, user, "composing") },
-		"edit":   func() error { return e.d.Edit(ctx, e.in, user, user+":1", "x") },
-		"leave":  func() error { return e.d.LeaveGroup(ctx, e.in, channels.GroupInfo{Address: "-100123"}) },
+		"edit": func() error {
+			return e.d.Edit(ctx, e.in, channels.SentMessage{ChatAddress: user, ProviderMessageID: user + ":1"}, "x")
+		},
+		"leave": func() error { return e.d.LeaveGroup(ctx, e.in, channels.GroupInfo{Address: "-100123"}) },
 	}
 	for name, op := range ops {
 		var se *channels.SendError

@@ -2,6 +2,9 @@ package messaging
 
 import (
 	"context"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -18,17 +21,64 @@ type ChatPage struct {
 	InstanceAddress string
 }
 
-// List returns a page of an instance's chats, newest first; archived filters when set.
-func (s *Chats) List(ctx context.Context, a service.Actor, instanceID string, archived *bool, p domain.ListParams) (ChatPage, error) {
+// List returns a page of an instance's chats filtered by f: the most recently active first
+// (f.Sort last_message, the default: the order of a phone's chat list) or the newest first
+// (created, whose pages never skip or repeat a chat).
+//
+// In the last_message order the cursor holds the last chat's id and activity time as the
+// page saw them, so paging never repeats a chat: one that gets a message meanwhile moves
+// ahead of the cursor. Such a chat is not listed again on the following pages either, even
+// when the pass had not reached it yet: a new pass (or the message's events) shows it.
+func (s *Chats) List(ctx context.Context, a service.Actor, instanceID string, f domain.ChatFilter, p domain.ListParams) (ChatPage, error) {
+	if _, err := service.RequireWorkspace(a, domain.ScopeMessagesRead); err != nil {
+		return ChatPage{}, err
+	}
+	switch f.Sort {
+	case "":
+		f.Sort = domain.ChatSortLastMessage
+	case domain.ChatSortLastMessage, domain.ChatSortCreated:
+	default:
+		return ChatPage{}, domain.Invalid("sort", "sort must be last_message or created")
+	}
+	after, err := chatCursor(f.Sort, p.After)
+	if err != nil {
+		return ChatPage{}, err
+	}
+	cursor := func(c domain.Chat) string { return c.ID }
+	if f.Sort == domain.ChatSortLastMessage {
+		cursor = func(c domain.Chat) string { return c.ID + "." + strconv.FormatInt(c.ActiveAt().UnixNano(), 10) }
+	}
+	p.After = after.ID // listUnder checks it is a chat id
 	page, inst, err := listUnder(ctx, s.c, a, domain.ScopeMessagesRead, instanceID, domain.PrefixChat, p,
 		func(wsID string, inst store.StoredInstance, limit int) ([]domain.Chat, error) {
-			chats, err := s.c.st.Chats(ctx, wsID, inst.ID, archived, p.After, limit)
+			chats, err := s.c.st.Chats(ctx, wsID, inst.ID, f, after, limit)
 			for i := range chats {
 				chats[i] = s.c.presentChat(chats[i])
 			}
 			return chats, err
-		}, func(c domain.Chat) string { return c.ID })
+		}, cursor)
 	return ChatPage{page, inst.Address}, err
+}
+
+// chatCursor reads the after of a chat list: a chat id in the created order; in the
+// last_message order, "<chat id>.<activity time in Unix nanoseconds>" (see List).
+func chatCursor(sort, after string) (store.ChatPos, error) {
+	if after == "" {
+		return store.ChatPos{}, nil
+	}
+	bad := domain.Invalid("after", "after must be the next_cursor of a previous page of the same sort")
+	if sort == domain.ChatSortCreated {
+		if !domain.HasPrefix(after, domain.PrefixChat) {
+			return store.ChatPos{}, bad
+		}
+		return store.ChatPos{ID: after}, nil
+	}
+	id, at, ok := strings.Cut(after, ".")
+	ns, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || ns < 0 || !domain.HasPrefix(id, domain.PrefixChat) {
+		return store.ChatPos{}, bad
+	}
+	return store.ChatPos{ID: id, ActiveAt: time.Unix(0, ns).UTC()}, nil
 }
 
 // Get returns one chat of an instance, with the instance's address.

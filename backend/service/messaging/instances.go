@@ -408,9 +408,11 @@ func (c *core) setStatus(ctx context.Context, tx *store.Tx, in *store.StoredInst
 		domain.InstanceStatusChange{Instance: pub.Object(), From: from, To: to, Reason: r})
 }
 
-// Pairing returns the QR code and pairing code of an instance waiting to be paired.
+// Pairing returns the QR code and pairing code of an instance waiting to be paired. It
+// needs instances:write, not read: whoever scans the code links their phone account to the
+// instance, so a read-only key must not see it.
 func (s *Instances) Pairing(ctx context.Context, a service.Actor, id string) (domain.PairingObject, error) {
-	wsID, err := service.RequireWorkspace(a, domain.ScopeInstancesRead)
+	wsID, err := service.RequireWorkspace(a, domain.ScopeInstancesWrite)
 	if err != nil {
 		return domain.PairingObject{}, err
 	}

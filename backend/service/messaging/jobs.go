@@ -119,12 +119,7 @@ func (c *core) runSend(ctx context.Context, j *jobs.Job) error {
 	}
 	out := channels.Outbound{MessageID: d.msg.ID, ChatAddress: d.msg.ChatAddress, Type: d.msg.Type,
 		Content: d.msg.Content, ReplyTo: d.reply, ReactionTarget: d.reactTo}
-	if chat, err := c.st.GroupByAddress(ctx, d.inst.ID, d.msg.ChatAddress); err == nil {
-		out.Group = true
-		for _, p := range chat.Participants {
-			out.Participants = append(out.Participants, p.Address)
-		}
-	} else if !domain.IsCode(err, domain.CodeNotFound) {
+	if out.Group, out.Participants, err = c.groupMembers(ctx, d.inst.ID, d.msg.ChatAddress); err != nil {
 		return err
 	}
 	sent, err := drv.Send(ctx, v, out)
@@ -141,6 +136,24 @@ func (c *core) runSend(ctx context.Context, j *jobs.Job) error {
 	}
 	j.Result = sent.ProviderMessageID
 	return nil
+}
+
+// groupMembers tells whether an instance's chat address is a group's and, if so, its
+// members' addresses: what a channel needs to reach a group message's copies (sends, edits,
+// deletes).
+func (c *core) groupMembers(ctx context.Context, instanceID, address string) (bool, []string, error) {
+	g, err := c.st.GroupByAddress(ctx, instanceID, address)
+	if domain.IsCode(err, domain.CodeNotFound) {
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, err
+	}
+	members := make([]string, len(g.Participants))
+	for i, p := range g.Participants {
+		members[i] = p.Address
+	}
+	return true, members, nil
 }
 
 // commitSends records the outcome of sends with their events, in the transaction that

@@ -162,6 +162,18 @@ func (s *Messages) sendIn(ctx context.Context, c service.Change, instanceID stri
 	if err := s.c.record(ctx, c.Tx, inst, domain.EventMessageQueued, m.Object(inst.Address)); err != nil {
 		return domain.Message{}, err
 	}
+	if chat.Archived {
+		// The send brings the chat back from the archive: chat.updated, as a received message records.
+		back, err := c.Tx.UnarchiveChats(ctx, []string{chat.ID}, c.Now)
+		if err != nil {
+			return domain.Message{}, err
+		}
+		for _, ch := range back {
+			if err := s.c.record(ctx, c.Tx, inst, domain.EventChatUpdated, s.c.presentChat(ch).Object(inst.Address)); err != nil {
+				return domain.Message{}, err
+			}
+		}
+	}
 	return m, jobs.Enqueue(ctx, c.Tx, c.Now, sendJob(m, chat.ID, inst.MessagesPerSecond))
 }
 
@@ -350,8 +362,8 @@ func (s *Messages) Edit(ctx context.Context, a service.Actor, instanceID, id, te
 	}
 	return s.change(ctx, a, instanceID, id, "editing messages", func(caps channels.Capabilities) bool { return caps.Edit },
 		func(m domain.Message) bool { return m.Type == domain.TypeText },
-		func(ctx context.Context, d channels.Driver, v channels.Instance, m domain.Message) error {
-			return d.Edit(ctx, v, m.ChatAddress, m.ProviderMessageID, text)
+		func(ctx context.Context, d channels.Driver, v channels.Instance, m channels.SentMessage) error {
+			return d.Edit(ctx, v, m, text)
 		},
 		func(m *domain.Message, now time.Time) string {
 			m.Content.Text, m.EditedAt = text, &now
@@ -364,8 +376,8 @@ func (s *Messages) Edit(ctx context.Context, a service.Actor, instanceID, id, te
 func (s *Messages) Delete(ctx context.Context, a service.Actor, instanceID, id string) (domain.Message, string, error) {
 	return s.change(ctx, a, instanceID, id, "deleting messages", func(caps channels.Capabilities) bool { return caps.Delete },
 		func(domain.Message) bool { return true },
-		func(ctx context.Context, d channels.Driver, v channels.Instance, m domain.Message) error {
-			return d.Delete(ctx, v, m.ChatAddress, m.ProviderMessageID)
+		func(ctx context.Context, d channels.Driver, v channels.Instance, m channels.SentMessage) error {
+			return d.Delete(ctx, v, m)
 		},
 		func(m *domain.Message, now time.Time) string {
 			m.DeletedAt = &now
@@ -376,7 +388,7 @@ func (s *Messages) Delete(ctx context.Context, a service.Actor, instanceID, id s
 // change is the shape of Edit and Delete: check, ask the channel, then store and record.
 func (s *Messages) change(ctx context.Context, a service.Actor, instanceID, id, what string,
 	can func(channels.Capabilities) bool, fits func(domain.Message) bool,
-	call func(context.Context, channels.Driver, channels.Instance, domain.Message) error,
+	call func(context.Context, channels.Driver, channels.Instance, channels.SentMessage) error,
 	apply func(*domain.Message, time.Time) string) (domain.Message, string, error) {
 	wsID, err := service.RequireWorkspace(a, domain.ScopeMessagesSend)
 	if err != nil {
@@ -404,7 +416,11 @@ func (s *Messages) change(ctx context.Context, a service.Actor, instanceID, id, 
 	if err != nil {
 		return domain.Message{}, "", err
 	}
-	if err := call(ctx, d, v, m); err != nil {
+	sent := channels.SentMessage{ChatAddress: m.ChatAddress, ProviderMessageID: m.ProviderMessageID}
+	if sent.Group, sent.Participants, err = s.c.groupMembers(ctx, inst.ID, m.ChatAddress); err != nil {
+		return domain.Message{}, "", err
+	}
+	if err := call(ctx, d, v, sent); err != nil {
 		return domain.Message{}, "", driverError(err, what)
 	}
 	err = s.c.s.Mutate(ctx, a, domain.ScopeMessagesSend, func(c service.Change) error {

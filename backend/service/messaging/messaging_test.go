@@ -37,7 +37,7 @@ func TestConversationBetweenSandboxInstances(t *testing.T) {
 		}
 		e.waitMessageStatus(a.ID, sent.ID, domain.MessageDelivered)
 
-		chats, err := e.m.Chats.List(e.ctx, e.a, b.ID, nil, domain.ListParams{})
+		chats, err := e.m.Chats.List(e.ctx, e.a, b.ID, domain.ChatFilter{}, domain.ListParams{})
 		if err != nil || len(chats.Data) != 1 {
 			t.Fatalf("B's chats: %v %+v", err, chats)
 		}
@@ -373,6 +373,54 @@ func TestGroupsAcrossInstances(t *testing.T) {
 	})
 }
 
+// An edit or a delete of a group message reaches the member instances' copies, as in a
+// direct chat: their copy changes and they record message.edited and message.deleted.
+func TestGroupEditsAndDeletesReachMembers(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		a, b, c := e.connected("A", nil), e.connected("B", nil), e.connected("C", nil)
+		g, err := e.m.Groups.Create(e.ctx, e.a, a.ID, messaging.CreateGroupInput{Subject: "Team",
+			Participants: []string{b.Address, c.Address, "+15557654321"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := e.send(a.ID, g.ID, "Launch on Monday")
+		copies := map[string]domain.Message{b.ID: e.inbound(b.ID, 1)[0], c.ID: e.inbound(c.ID, 1)[0]}
+		e.waitSent(a.ID, sent.ID)
+
+		if _, _, err := e.m.Messages.Edit(e.ctx, e.a, a.ID, sent.ID, "Launch on Tuesday"); err != nil {
+			t.Fatal(err)
+		}
+		for id, cp := range copies {
+			e.eventually("the edit reaches "+id, func() bool {
+				m := e.message(id, cp.ID)
+				return m.Content.Text == "Launch on Tuesday" && m.EditedAt != nil
+			})
+		}
+		if _, _, err := e.m.Messages.Delete(e.ctx, e.a, a.ID, sent.ID); err != nil {
+			t.Fatal(err)
+		}
+		for id, cp := range copies {
+			e.eventually("the delete reaches "+id, func() bool { return e.message(id, cp.ID).DeletedAt != nil })
+		}
+		// Each copy's change is an event of its own instance.
+		seen := map[string]int{}
+		for _, ev := range e.events(domain.EventMessageEdited, domain.EventMessageDeleted) {
+			var o domain.MessageObject
+			if err := json.Unmarshal(ev.Data, &o); err != nil {
+				t.Fatal(err)
+			}
+			if ev.InstanceID != nil && o.ID == copies[*ev.InstanceID].ID {
+				seen[*ev.InstanceID+" "+ev.Type]++
+			}
+		}
+		for _, id := range []string{b.ID, c.ID} {
+			if seen[id+" "+domain.EventMessageEdited] != 1 || seen[id+" "+domain.EventMessageDeleted] != 1 {
+				t.Errorf("events of %s's copy: %v", id, seen)
+			}
+		}
+	})
+}
+
 // Contacts: created by hand or by inbound traffic, never twice.
 func TestContacts(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
@@ -433,7 +481,7 @@ func TestIsolationAndScopes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chats, _ := e.m.Chats.List(e.ctx, e.a, b.ID, nil, domain.ListParams{})
+		chats, _ := e.m.Chats.List(e.ctx, e.a, b.ID, domain.ChatFilter{}, domain.ListParams{})
 		contacts, _ := e.m.Contacts.List(e.ctx, e.a, b.ID, domain.ListParams{})
 
 		other := servicetest.NewOwner(t, e.svc).Actor
@@ -813,7 +861,7 @@ func TestConcurrentSends(t *testing.T) {
 		if n := len(e.events(domain.EventMessageQueued)); n != 65 {
 			t.Fatalf("%d message.queued events, want 65", n)
 		}
-		chats, err := e.m.Chats.List(e.ctx, e.a, a.ID, nil, domain.ListParams{Limit: ptr(100)})
+		chats, err := e.m.Chats.List(e.ctx, e.a, a.ID, domain.ChatFilter{}, domain.ListParams{Limit: ptr(100)})
 		if err != nil || len(chats.Data) != 7 {
 			t.Fatalf("chats: %v, %d, want 6 people and the group", err, len(chats.Data))
 		}

@@ -141,7 +141,7 @@ func (b *sendBatcher) storeIn(ctx context.Context, tx *store.Tx, batch []*pendin
 	for i, k := range order {
 		list[i] = *chats[k]
 	}
-	chatIDs, err := tx.ChatsWithMessages(ctx, list)
+	chatIDs, archived, err := tx.ChatsWithMessages(ctx, list)
 	if err != nil {
 		return err
 	}
@@ -159,6 +159,18 @@ func (b *sendBatcher) storeIn(ctx context.Context, tx *store.Tx, batch []*pendin
 	}
 	if err := tx.InsertMessages(ctx, msgs); err != nil {
 		return err
+	}
+	if len(archived) > 0 {
+		// Sends brought chats back from the archive: chat.updated, as a received message records.
+		back, err := tx.UnarchiveChats(ctx, archived, now)
+		if err != nil {
+			return err
+		}
+		for _, ch := range back {
+			instID := ch.InstanceID
+			events = append(events, service.EventRecord{WorkspaceID: ch.WorkspaceID, Type: domain.EventChatUpdated,
+				InstanceID: &instID, Data: c.presentChat(ch).Object(insts[ch.InstanceID].Address)})
+		}
 	}
 	if _, err := c.s.RecordAll(ctx, tx, events); err != nil {
 		return err

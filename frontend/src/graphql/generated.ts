@@ -44,12 +44,19 @@ export type Query = {
   /** The workspace's channel instances, newest first. */
   instances: InstanceConnection;
   instance: Maybe<Instance>;
-  /** The QR code and pairing code of an instance waiting to be paired (status pairing). */
+  /**
+   * The QR code and pairing code of an instance waiting to be paired (status pairing).
+   * Keys need instances:write, not read: whoever scans the code links their phone to the instance.
+   */
   instancePairing: Pairing;
   /** An instance's messages, newest first, filtered. */
   messages: MessageConnection;
   message: Maybe<Message>;
-  /** An instance's conversations, most recent first; archived filters when given. */
+  /**
+   * An instance's conversations: the chat with the latest message first (sort LAST_MESSAGE,
+   * as a phone lists them) or the newest chat first (CREATED, whose pages never skip or repeat
+   * a chat); archived filters when given. A cursor works only with the sort that made it.
+   */
   chats: ChatConnection;
   chat: Maybe<Chat>;
   groups: GroupConnection;
@@ -146,6 +153,7 @@ export type QueryMessageArgs = {
 export type QueryChatsArgs = {
   instanceId: Scalars['ID']['input'];
   archived: InputMaybe<Scalars['Boolean']['input']>;
+  sort?: InputMaybe<ChatSort>;
   first?: InputMaybe<Scalars['Int']['input']>;
   after: InputMaybe<Scalars['String']['input']>;
 };
@@ -1121,6 +1129,13 @@ export type ChatConnection = {
   nextCursor: Maybe<Scalars['String']['output']>;
 };
 
+/** The order of a chat list. */
+export type ChatSort =
+  /** The chat with the latest message first (a chat without messages counts from its creation). */
+  | 'LAST_MESSAGE'
+  /** The newest chat first. */
+  | 'CREATED';
+
 export type Group = {
   __typename?: 'Group';
   id: Scalars['ID']['output'];
@@ -1370,8 +1385,9 @@ export type CreateLinkInput = {
 
 /**
  * The fields to change; absent fields stay as they are. null (or an empty string) clears
- * expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; utm replaces
- * all five parameters.
+ * expiresAt, expiredUrl, maxClicks, password, externalId, iosUrl and androidUrl; null sets
+ * title to "", tags to [], metadata to {}, utm to none, redirectStatus to 302 and archived to
+ * false; null is refused for url and slug. utm replaces all five parameters.
  */
 export type UpdateLinkInput = {
   url?: InputMaybe<Scalars['String']['input']>;
