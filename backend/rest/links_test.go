@@ -517,6 +517,16 @@ func TestRedirect(t *testing.T) {
 		if res, _ := e.visit(t, "GET", "/l/renamed", chromeUA, nil); res.StatusCode != 301 {
 			t.Fatalf("the new slug: %d", res.StatusCode)
 		}
+		// The old slug stays taken for 30 days, as a deleted link's: for this workspace, for
+		// another, and for the link itself.
+		other := servicetest.NewOwner(t, e.svc)
+		_, otherSecret := other.NewKey(t, e.svc, domain.ScopeAll)
+		e.do("POST", "/api/v1/links", otherSecret, map[string]any{"url": "https://evil.example/", "slug": "post"}).wantError(t, 409, "slug_taken")
+		e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/x", "slug": "post"}).wantError(t, 409, "slug_taken")
+		e.do("PATCH", "/api/v1/links/"+id, secret, map[string]any{"slug": "post"}).wantError(t, 409, "slug_taken")
+		if n := len(e.do("GET", "/api/v1/links", secret, nil).want(t, 200).json(t)["data"].([]any)); n != 1 {
+			t.Fatalf("%d links listed after a rename, want 1 (the hold is not a link)", n)
+		}
 		e.do("DELETE", "/api/v1/links/"+id, secret, nil).want(t, 200)
 		if res, _ := e.visit(t, "GET", "/l/renamed", chromeUA, nil); res.StatusCode != 404 {
 			t.Fatalf("a deleted link: %d", res.StatusCode)

@@ -16,8 +16,8 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
-// SlugHold is how long a deleted link's slug stays taken, so a shared link never starts
-// pointing somewhere new.
+// SlugHold is how long a deleted link's slug, or a renamed link's old one, stays taken, so
+// a shared link never starts pointing somewhere new.
 const SlugHold = 30 * 24 * time.Hour
 
 // Create makes a link (url required; a slug is generated when none is given).
@@ -159,6 +159,16 @@ func (l *Links) update(ctx context.Context, c service.Change, id string, in Inpu
 			return domain.Link{}, errSlugTaken(param + "slug")
 		}
 		return domain.Link{}, err
+	}
+	if sl.Slug != old.Slug {
+		// The old slug stays taken for SlugHold, as a deleted link's does: a short URL already
+		// shared or printed must not start sending its visitors to another link (another
+		// workspace's). A deleted row holds it, as for a deletion.
+		if _, err := c.Tx.InsertLink(ctx, store.StoredLink{Link: domain.Link{ID: domain.NewID(domain.PrefixLink),
+			WorkspaceID: c.WorkspaceID, Slug: old.Slug, RedirectStatus: old.RedirectStatus, CreatedAt: c.Now, UpdatedAt: c.Now},
+			DeletedAt: &c.Now}); err != nil {
+			return domain.Link{}, err
+		}
 	}
 	// The old slug and the new one: both caches must see the change.
 	if err := l.s.Invalidate(ctx, c.Tx, "link", old.Slug); err != nil {

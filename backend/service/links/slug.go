@@ -57,7 +57,7 @@ func newSlug() string {
 
 func errSlugTaken(param string) error {
 	return &domain.Error{Code: domain.CodeConflict, Param: param, Reason: "slug_taken",
-		Message: "this slug is taken (a deleted link's slug stays taken for 30 days)"}
+		Message: "this slug is taken (the slug of a link deleted or renamed stays taken for 30 days)"}
 }
 
 func errExternalIDTaken(param string) error {
