@@ -124,7 +124,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		st.Close()
 		return nil, err
 	}
-	lnk := links.New(svc, links.Config{ShortBase: cfg.shortBase(), BlockedHosts: cfg.LinkBlocklist, GeoIP: geo,
+	lnk := links.New(svc, links.Config{ShortBase: cfg.shortBase(), RedirectBases: cfg.redirectBases(), BlockedHosts: cfg.LinkBlocklist, GeoIP: geo,
 		VisitorSalt: visitorSalt(cfg.SecretsKey)})
 	auto := automation.New(svc, msg, lnk, automation.Config{HooksBase: cfg.BaseURL + "/hooks", Policy: policy})
 	engine.Register(auto.Kind(cfg.actionWorkers()))

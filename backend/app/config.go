@@ -439,6 +439,15 @@ func (c Config) shortBase() string {
 	return c.BaseURL + "/l"
 }
 
+// redirectBases are the addresses besides shortBase that redirect slugs: /l on the main
+// host still does when a short host is set.
+func (c Config) redirectBases() []string {
+	if c.ShortHost != "" {
+		return []string{c.BaseURL + "/l"}
+	}
+	return nil
+}
+
 // actionWorkers is how many automation actions this replica runs at once: none on an
 // API-only replica (SWITCHBOARD_MESSAGE_WORKERS=0), which only accepts calls.
 func (c Config) actionWorkers() int {

@@ -69,6 +69,13 @@ func TestShortHost(t *testing.T) {
 	if res := get("", "/sale"); res.StatusCode == 302 {
 		t.Fatal("the main host must not answer slugs at its root")
 	}
+	// Neither address of a short link may be a link's target: both would loop.
+	for _, target := range []string{"https://sho.rt/sale", cfg.BaseURL + "/l/sale"} {
+		loop := "loop"
+		if _, err := a.Links.Create(context.Background(), owner.Actor, links.Input{URL: &target, Slug: &loop}); !domain.IsCode(err, domain.CodeInvalid) {
+			t.Fatalf("a link to %s: %v, want it refused", target, err)
+		}
+	}
 
 	// The clicks written (and any dropped) are on the metrics listener.
 	if err := a.Links.Flush(context.Background()); err != nil {

@@ -234,11 +234,22 @@ func checkTags(param string, tags []string) ([]string, error) {
 	return out, nil
 }
 
-// isShortLink tells that u is one of this service's short links (under ShortBase, on its
-// host whatever the scheme): a link there could point back at itself, and every turn of
-// the loop would be a click.
+// isShortLink tells that u is one of this service's short links (under ShortBase or one of
+// RedirectBases, on its host whatever the scheme): a link there could point back at itself,
+// and every turn of the loop would be a click.
 func (l *Links) isShortLink(u *url.URL) bool {
-	base, err := url.Parse(l.cfg.ShortBase)
+	for _, b := range append([]string{l.cfg.ShortBase}, l.cfg.RedirectBases...) {
+		if under(u, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// under tells that u is a path below base (same host and port; http and https of one host
+// are one service).
+func under(u *url.URL, rawBase string) bool {
+	base, err := url.Parse(rawBase)
 	if err != nil || base.Host == "" {
 		return false
 	}
@@ -247,7 +258,7 @@ func (l *Links) isShortLink(u *url.URL) bool {
 		if p := u.Port(); p != "" && !(p == "80" && u.Scheme == "http") && !(p == "443" && u.Scheme == "https") {
 			return p
 		}
-		return "" // the scheme's own: http and https of one host are one service
+		return "" // the scheme's own
 	}
 	if host(u) != host(base) || port(u) != port(base) {
 		return false

@@ -21,6 +21,9 @@ type Config struct {
 	// ShortBase is the address slugs hang off in short_url: BaseURL+"/l", or the dedicated
 	// short host's origin ("https://sho.rt").
 	ShortBase string
+	// RedirectBases are the other addresses that redirect slugs (BaseURL+"/l" when a short
+	// host is set): no link may target one either.
+	RedirectBases []string
 	// BlockedHosts refuses links whose target host is one of these or under one of them.
 	BlockedHosts []string
 	// GeoIP, when set, names the country of a click (a MaxMind database, geo.go).
