@@ -46,6 +46,31 @@ func TestIdempotencyReplayNeedsTheScope(t *testing.T) {
 	})
 }
 
+// A key without an operation's scope is refused before its input is read: 403 whatever the
+// body or query holds, never the 400 that would tell it the operation's input rules.
+func TestScopeIsCheckedBeforeInput(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, reader := e.owner.NewKey(t, e.svc, domain.ScopeLinksRead)
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/api/v1/links", map[string]any{"bogus": 1}},
+		{"POST", "/api/v1/links", map[string]any{"url": "javascript:alert(1)"}},
+		{"PATCH", "/api/v1/links/lnk_01jc0000000000000000000001?bogus=1", map[string]any{}},
+		{"DELETE", "/api/v1/links/bulk?ids=", nil},
+		{"POST", "/api/v1/webhooks", map[string]any{"url": "not a url"}},
+	} {
+		got := e.do(c.method, c.path, reader, c.body).wantError(t, http.StatusForbidden, "insufficient_scope")
+		if got["param"] != nil {
+			t.Errorf("%s %s: the refusal names a field: %v", c.method, c.path, got)
+		}
+	}
+	// With the scope, the same input is what is refused.
+	_, writer := e.owner.NewKey(t, e.svc, domain.ScopeLinksWrite)
+	e.do("POST", "/api/v1/links", writer, map[string]any{"bogus": 1}).wantError(t, http.StatusBadRequest, "validation_failed")
+}
+
 // A preflight allows every method the API has (PUT /links/ext_{id} included) and the
 // headers the page asks for, such as the OpenAI SDKs' own X-Stainless-* headers: a browser
 // refuses a call whose method or headers the preflight does not list.

@@ -118,6 +118,7 @@ func TestEventsBadInput(t *testing.T) {
 			{"since=2025-04-02T00:00:00Z&until=2025-04-01T00:00:00Z", "until"},
 			{"types=api_key.created", "types"}, // GraphQL's argument name: never read as "no filter"
 			{"limit=5&instance_id=inst_01jc0000000000000000000001", "instance_id"},
+			{"limit=5&limit=50", "limit"}, // one value: which would count is a guess
 		}
 		for _, c := range cases {
 			got := e.do("GET", "/api/v1/events?"+c.query, secret, nil).wantError(t, http.StatusBadRequest, "validation_failed")
@@ -125,6 +126,8 @@ func TestEventsBadInput(t *testing.T) {
 				t.Errorf("?%s: param %v, want %s (%v)", c.query, got["param"], c.param, got["message"])
 			}
 		}
+		// A list parameter may be given again (or comma-separated).
+		e.do("GET", "/api/v1/events?type=api_key.created&type=api_key.revoked", secret, nil).want(t, http.StatusOK)
 		// An operation without parameters refuses them too.
 		if got := e.do("GET", "/api/v1/me?expand=workspace", secret, nil).wantError(t, http.StatusBadRequest, "validation_failed"); got["param"] != "expand" {
 			t.Errorf("/me?expand: %v", got)

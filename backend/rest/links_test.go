@@ -922,8 +922,9 @@ func TestLinkListFiltersAgreeOnBothDatabases(t *testing.T) {
 
 // A link cannot point at a short link of the service (url, expired_url, ios_url,
 // android_url): one pointing at itself looped until the browser gave up, each turn a
-// counted click and a link.clicked webhook (31 clicks for one curl -L).
-func TestLinkToAShortLinkIsRefused(t *testing.T) {
+// counted click and a link.clicked webhook (31 clicks for one curl -L). Nor at a URL with a
+// user name or password, a phishing shape (https://bank.example@evil.example/).
+func TestLinkTargetsThatLoopOrMisleadAreRefused(t *testing.T) {
 	e := newEnv(t, store.SQLite, rest.Options{})
 	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
 	for _, c := range []struct {
@@ -935,6 +936,8 @@ func TestLinkToAShortLinkIsRefused(t *testing.T) {
 		{"expired_url", baseURL + "/l/loop"},
 		{"ios_url", baseURL + "/l/x"},
 		{"android_url", baseURL + "/l/%6coop"},
+		{"url", "https://bank.example@evil.example/login"},
+		{"expired_url", "https://user:secret@example.com/"},
 	} {
 		body := map[string]any{"url": "https://example.com", "slug": "loop", c.field: c.url}
 		if got := e.do("POST", "/api/v1/links", secret, body).wantError(t, 400, "validation_failed"); got["param"] != c.field {

@@ -177,9 +177,11 @@ func knownQuery(r *http.Request, fields []paramField) error {
 		return nil
 	}
 	var known []string
+	lists := map[string]bool{}
 	for _, p := range fields {
 		if p.in == "query" {
 			known = append(known, p.name)
+			lists[p.name] = p.typ == reflect.TypeFor[[]string]()
 		}
 	}
 	names := make([]string, 0, len(r.URL.Query()))
@@ -187,6 +189,11 @@ func knownQuery(r *http.Request, fields []paramField) error {
 		if !slices.Contains(known, name) {
 			names = append(names, name)
 			continue
+		}
+		if len(values) > 1 && !lists[name] {
+			// Which one would count is a guess either way: the first, as Go reads it, or
+			// the last, as many frameworks do.
+			return domain.Invalid(name, "%s is given %d times: it takes one value", name, len(values))
 		}
 		for _, v := range values {
 			if strings.IndexByte(v, 0) >= 0 { // as in bodies (noNUL)

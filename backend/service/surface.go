@@ -19,6 +19,10 @@ import (
 // and returns the workspace to act in.
 func RequireWorkspace(a Actor, scope domain.Scope) (string, error) { return requireWorkspace(a, scope) }
 
+// RequireScope refuses an actor without scope (none: any signed-in actor): what the API edge
+// checks before it reads an operation's input.
+func RequireScope(a Actor, scope domain.Scope) error { return requireScope(a, scope) }
+
 // Change is what a mutation knows inside its transaction.
 type Change struct {
 	Tx          *store.Tx

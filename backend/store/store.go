@@ -427,10 +427,11 @@ func (s *Store) mapErr(err error) error {
 	if errors.As(err, &pqErr) && pqErr.Code == "23505" {
 		return &domain.Error{Code: domain.CodeConflict, Message: "already exists", Err: err}
 	}
-	// 22021 and 22P05: text or JSON holding the NUL character, which PostgreSQL cannot store
-	// (the transports refuse it naming the field; this is what any other path answers).
+	// 22021 and 22P05: text or JSON holding the NUL character or bytes that are not UTF-8,
+	// which PostgreSQL cannot store (the transports refuse NUL naming the field; this is what
+	// any other path answers).
 	if pqErr != nil && (pqErr.Code == "22021" || pqErr.Code == "22P05") {
-		return &domain.Error{Code: domain.CodeInvalid, Message: "text must not contain the NUL character (\\u0000)", Err: err}
+		return &domain.Error{Code: domain.CodeInvalid, Message: "text must be UTF-8 without the NUL character (\\u0000)", Err: err}
 	}
 	var sqErr *sqlite.Error
 	if errors.As(err, &sqErr) {

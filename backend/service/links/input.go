@@ -205,6 +205,11 @@ func (l *Links) checkTarget(param, raw string) (string, error) {
 	if host == "" {
 		return "", domain.Invalid(param, "%s must be an absolute http or https URL", param)
 	}
+	if u.User != nil {
+		// https://bank.example@evil.example/ reads as the bank's address and goes to evil's:
+		// a phishing shape, and a password in a link is shared with everyone it reaches.
+		return "", domain.Invalid(param, "%s must not hold a user name or password (user:password@host)", param)
+	}
 	if l.isShortLink(u) {
 		return "", domain.Invalid(param, "%s is a short link of this service: use its target (a link to a short link can loop, counting a click at every turn)", param)
 	}
