@@ -119,7 +119,9 @@ func (c *core) runSend(ctx context.Context, j *jobs.Job) error {
 	}
 	out := channels.Outbound{MessageID: d.msg.ID, ChatAddress: d.msg.ChatAddress, Type: d.msg.Type,
 		Content: d.msg.Content, ReplyTo: d.reply, ReactionTarget: d.reactTo}
-	if out.Group, out.Participants, err = c.groupMembers(ctx, d.inst.ID, d.msg.ChatAddress); err != nil {
+	if out.Group, out.Participants, err = c.groupMembers(ctx, d.inst.ID, d.msg.ChatAddress); errors.Is(err, errGroupLeft) {
+		return jobs.Permanent(err) // left while the message was queued
+	} else if err != nil {
 		return err
 	}
 	sent, err := drv.Send(ctx, v, out)
@@ -140,7 +142,7 @@ func (c *core) runSend(ctx context.Context, j *jobs.Job) error {
 
 // groupMembers tells whether an instance's chat address is a group's and, if so, its
 // members' addresses: what a channel needs to reach a group message's copies (sends, edits,
-// deletes).
+// deletes). A group the instance has left is errGroupLeft: it reaches no one there any more.
 func (c *core) groupMembers(ctx context.Context, instanceID, address string) (bool, []string, error) {
 	g, err := c.st.GroupByAddress(ctx, instanceID, address)
 	if domain.IsCode(err, domain.CodeNotFound) {
@@ -148,6 +150,9 @@ func (c *core) groupMembers(ctx context.Context, instanceID, address string) (bo
 	}
 	if err != nil {
 		return false, nil, err
+	}
+	if g.Left {
+		return true, nil, errGroupLeft
 	}
 	members := make([]string, len(g.Participants))
 	for i, p := range g.Participants {

@@ -418,6 +418,18 @@ func TestGroupEditsAndDeletesReachMembers(t *testing.T) {
 				t.Errorf("events of %s's copy: %v", id, seen)
 			}
 		}
+
+		// Once the instance has left the group, its messages there cannot be changed: it can
+		// no longer reach the members, as it can no longer send to them.
+		other := e.send(a.ID, g.ID, "See you there")
+		e.waitSent(a.ID, other.ID)
+		if _, err := e.m.Groups.Leave(e.ctx, e.a, a.ID, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = e.m.Messages.Edit(e.ctx, e.a, a.ID, other.ID, "Changed")
+		wantCode(t, err, domain.CodeConflict, "group_left", "")
+		_, _, err = e.m.Messages.Delete(e.ctx, e.a, a.ID, other.ID)
+		wantCode(t, err, domain.CodeConflict, "group_left", "")
 	})
 }
 
