@@ -185,6 +185,8 @@ func (c *core) commitSends(ctx context.Context, tx *store.Tx, done []jobs.Done) 
 				code, msg = se.Code, se.Message
 			case errors.Is(dn.Err, errNotConnected):
 				code, msg = "instance_not_connected", "the instance was not connected"
+			case errors.Is(dn.Err, errGroupLeft):
+				code, msg = errGroupLeft.Reason, errGroupLeft.Message
 			}
 			if err := c.advance(ctx, tx, d.inst, &m, domain.MessageFailed, code, msg, now, now); err != nil {
 				return err
