@@ -210,11 +210,14 @@ func apiFirst(api, mux http.Handler) http.Handler {
 }
 
 // shortHostFirst serves requests for the dedicated short host as visits of /{slug}; the
-// host's bare root goes to the console.
+// host's bare root goes to the console, and so do /healthz and /readyz (reserved slugs, so a
+// load balancer may probe the short host itself) and /l/{slug} (the main host's form of a
+// short link, which then works on either host).
 func shortHostFirst(origin string, visits, next http.Handler) http.Handler {
 	host := strings.TrimPrefix(strings.TrimPrefix(origin, "https://"), "http://")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.EqualFold(r.Host, host) && r.URL.Path != "/" {
+		p := r.URL.Path
+		if strings.EqualFold(r.Host, host) && p != "/" && p != "/healthz" && p != "/readyz" && !strings.HasPrefix(p, "/l/") {
 			visits.ServeHTTP(w, r)
 			return
 		}

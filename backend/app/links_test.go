@@ -63,6 +63,15 @@ func TestShortHost(t *testing.T) {
 	if res := get("sho.rt", "/nothing"); res.StatusCode != 404 {
 		t.Fatalf("short host, unknown slug: %d", res.StatusCode)
 	}
+	// Health probes and the main host's /l/ form work on the short host too.
+	if res := get("sho.rt", "/l/sale"); res.StatusCode != 302 || res.Header.Get("Location") != url {
+		t.Fatalf("short host /l/sale: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		if res := get("sho.rt", probe); res.StatusCode != 200 {
+			t.Fatalf("short host %s: %d", probe, res.StatusCode)
+		}
+	}
 	if res := get("", "/l/sale"); res.StatusCode != 302 {
 		t.Fatalf("main host /l/: %d", res.StatusCode)
 	}
@@ -89,7 +98,7 @@ func TestShortHost(t *testing.T) {
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if !strings.Contains(string(b), "switchboard_link_clicks_written_total 2") ||
+	if !strings.Contains(string(b), "switchboard_link_clicks_written_total 3") ||
 		!strings.Contains(string(b), "switchboard_link_clicks_dropped_total 0") ||
 		!strings.Contains(string(b), `surface="redirect"`) {
 		t.Fatalf("metrics:\n%s", b)
