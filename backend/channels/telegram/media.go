@@ -23,7 +23,14 @@ func (d *Driver) FetchMedia(ctx context.Context, in channels.Instance, ref strin
 	}
 	f, err := b.GetFile(ctx, &bot.GetFileParams{FileID: ref})
 	if err != nil {
-		return channels.MediaFile{}, d.fail(ctx, in, tok, err)
+		err = d.fail(ctx, in, tok, err)
+		var se *channels.SendError
+		if errors.As(err, &se) && strings.Contains(strings.ToLower(se.Message), "file is too big") {
+			// Bots download files of up to 20 MB; Telegram says so of larger ones, whatever
+			// the media size limit is here.
+			return channels.MediaFile{}, channels.ErrMediaTooLarge
+		}
+		return channels.MediaFile{}, err
 	}
 	if f.FilePath == "" {
 		return channels.MediaFile{}, errors.New("telegram: getFile gave no file_path")

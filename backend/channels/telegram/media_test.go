@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
+	"github.com/switchboard-dev/switchboard/backend/channels/telegram/telegramtest"
 )
 
 func TestFetchMedia(t *testing.T) {
@@ -47,5 +49,20 @@ func TestFetchMedia(t *testing.T) {
 	var se *channels.SendError
 	if !errors.As(err, &se) || se.Code != "invalid_request" {
 		t.Errorf("unknown file: %v", err)
+	}
+}
+
+// TestFetchMediaOverTelegramsDownloadLimit: "bots can download files of up to 20MB in
+// size" (getFile); Telegram refuses larger ones with "Bad Request: file is too big".
+// That is the file being too large, not a passing failure worth retrying.
+func TestFetchMediaOverTelegramsDownloadLimit(t *testing.T) {
+	e := connected(t)
+	e.tg.AddFile("BAACbigvideo", "videos/file_9.mp4", make([]byte, telegramtest.MaxDownloadBytes+1), "video/mp4")
+	_, err := e.d.FetchMedia(context.Background(), e.in, "BAACbigvideo", 50<<20)
+	if !errors.Is(err, channels.ErrMediaTooLarge) {
+		t.Errorf("a file over 20 MB: %v, want ErrMediaTooLarge", err)
+	}
+	if c := e.lastCall(t, "getFile"); c.Status != http.StatusBadRequest {
+		t.Errorf("getFile answered %d, want 400", c.Status)
 	}
 }

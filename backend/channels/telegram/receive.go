@@ -30,7 +30,12 @@ func (d *Driver) Receive(_ context.Context, in channels.Instance, cb channels.Ca
 	}
 	var u models.Update
 	if err := json.Unmarshal(cb.Body, &u); err != nil {
-		return channels.CallbackResponse{}, nil, fmt.Errorf("telegram: the update is not valid: %w", err)
+		// The Bot API grows its unions ("Currently, it can be one of ..."), and the library
+		// refuses a variant it does not know, failing the whole update. Telegram would retry
+		// a refused update and then drop it, losing the message: read the parts we use.
+		if u, err = lenientUpdate(cb.Body); err != nil {
+			return channels.CallbackResponse{}, nil, fmt.Errorf("telegram: the update is not valid: %w", err)
+		}
 	}
 	r := receiver{self: selfOf(in)}
 	evs := r.update(&u)
@@ -337,4 +342,92 @@ func reaction(updateID int64, mr *models.MessageReactionUpdated) []channels.Even
 		return nil // anonymous: Telegram reports those only as counts
 	}
 	return []channels.Event{{Kind: channels.EventMessage, Message: &ib}}
+}
+
+// messageFields are the Message fields this driver reads; lenientUpdate keeps only these.
+var messageFields = map[string]bool{"message_id": true, "message_thread_id": true, "from": true, "sender_chat": true,
+	"date": true, "chat": true, "reply_to_message": true, "text": true, "caption": true, "photo": true, "video": true,
+	"video_note": true, "audio": true, "voice": true, "document": true, "sticker": true, "location": true, "venue": true,
+	"contact": true, "poll": true, "new_chat_members": true, "left_chat_member": true, "new_chat_title": true,
+	"forum_topic_created": true, "edit_date": true}
+
+// knownReactions are the ReactionType variants the library decodes.
+var knownReactions = map[string]bool{"emoji": true, "custom_emoji": true, "paid": true}
+
+// lenientUpdate decodes an update the library refused, keeping of its messages only the
+// fields the driver reads and of reactions only the known kinds, so that a field or variant
+// newer than the library does not lose the message.
+func lenientUpdate(body []byte) (models.Update, error) {
+	var u models.Update
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return u, err
+	}
+	if _, ok := raw["update_id"]; !ok {
+		return u, fmt.Errorf("no update_id")
+	}
+	for _, k := range []string{"message", "channel_post", "edited_message", "edited_channel_post"} {
+		if m, ok := raw[k]; ok {
+			raw[k] = trimMessage(m, 2)
+		}
+	}
+	if r, ok := raw["message_reaction"]; ok {
+		raw["message_reaction"] = trimReactions(r)
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return u, err
+	}
+	return u, json.Unmarshal(b, &u)
+}
+
+// trimMessage keeps a message's messageFields (and those of the message it replies to,
+// depth levels down).
+func trimMessage(m json.RawMessage, depth int) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(m, &fields) != nil {
+		return m
+	}
+	for k, v := range fields {
+		switch {
+		case !messageFields[k] || (k == "reply_to_message" && depth == 0):
+			delete(fields, k)
+		case k == "reply_to_message":
+			fields[k] = trimMessage(v, depth-1)
+		}
+	}
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return m
+	}
+	return b
+}
+
+// trimReactions drops reaction kinds the library does not know from a reaction update.
+func trimReactions(r json.RawMessage) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(r, &fields) != nil {
+		return r
+	}
+	for _, k := range []string{"new_reaction", "old_reaction"} {
+		var list []json.RawMessage
+		if json.Unmarshal(fields[k], &list) != nil {
+			continue
+		}
+		kept := []json.RawMessage{}
+		for _, x := range list {
+			var t struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(x, &t) == nil && knownReactions[t.Type] {
+				kept = append(kept, x)
+			}
+		}
+		fields[k], _ = json.Marshal(kept)
+	}
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return r
+	}
+	return b
 }

@@ -246,3 +246,25 @@ func TestReceiveMembership(t *testing.T) {
 		t.Errorf("private block made %+v", evs)
 	}
 }
+
+// TestReceiveFieldsNewerThanTheLibrary: the Bot API adds variants to its unions
+// (MessageOrigin, ReactionType: "Currently, it can be one of ..."), which the library
+// refuses to decode. Telegram retries a refused update and then drops it; the message must
+// be stored instead, from the fields the driver reads.
+func TestReceiveFieldsNewerThanTheLibrary(t *testing.T) {
+	e := connected(t)
+	u := telegramtest.TextMessage(telegramtest.PrivateChat(ada), ada, 40, "forwarded to you")
+	u["message"].(map[string]any)["forward_origin"] = map[string]any{"type": "some_future_origin", "date": 1700000000}
+	ib := oneMessage(t, e.deliver(t, u))
+	if ib.Type != domain.TypeText || ib.Content.Text != "forwarded to you" || ib.ProviderMessageID != "5550001:40" {
+		t.Errorf("inbound = %+v", ib)
+	}
+
+	r := telegramtest.Reaction(telegramtest.PrivateChat(ada), ada, 40, "👍")
+	mr := r["message_reaction"].(map[string]any)
+	mr["new_reaction"] = append([]map[string]any{{"type": "some_future_reaction"}}, mr["new_reaction"].([]map[string]any)...)
+	ib = oneMessage(t, e.deliver(t, r))
+	if ib.Type != domain.TypeReaction || ib.Content.Reaction == nil || ib.Content.Reaction.Emoji != "👍" {
+		t.Errorf("reaction = %+v", ib)
+	}
+}

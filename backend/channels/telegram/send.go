@@ -158,12 +158,24 @@ func (d *Driver) react(ctx context.Context, b *bot.Bot, tok string, in channels.
 	}
 	// An empty list (sent as "[]", not left out) clears the bot's reaction.
 	reactions := []models.ReactionType{}
-	if e := m.Content.Reaction.Emoji; e != "" {
+	if e := telegramEmoji(m.Content.Reaction.Emoji); e != "" {
 		reactions = append(reactions, models.ReactionType{Type: models.ReactionTypeTypeEmoji,
 			ReactionTypeEmoji: &models.ReactionTypeEmoji{Emoji: e}})
 	}
 	_, err = b.SetMessageReaction(ctx, &bot.SetMessageReactionParams{ChatID: chat, MessageID: id, Reaction: reactions})
 	return d.fail(ctx, in, tok, err)
+}
+
+// telegramEmoji writes an emoji as Telegram's reaction list does: without variation
+// selectors. Keyboards (and WhatsApp) write "❤️" as U+2764 U+FE0F; Telegram offers "❤"
+// and refuses the other form with REACTION_INVALID.
+func telegramEmoji(e string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\uFE0F' || r == '\uFE0E' {
+			return -1
+		}
+		return r
+	}, e)
 }
 
 // Edit changes the text of a message the bot sent. The chat comes from the provider id,
@@ -219,11 +231,14 @@ func (d *Driver) Typing(ctx context.Context, in channels.Instance, chatAddress, 
 }
 
 // notModifiedIsDone treats Telegram's "... is not modified" refusal (the change asked for
-// is already there) as success.
+// is already there) as success, also in the raw form TDLib hands bots for chats
+// ("CHAT_NOT_MODIFIED").
 func notModifiedIsDone(err error) error {
 	var se *channels.SendError
-	if errors.As(err, &se) && strings.Contains(strings.ToLower(se.Message), "not modified") {
-		return nil
+	if errors.As(err, &se) {
+		if msg := strings.ToLower(se.Message); strings.Contains(msg, "not modified") || strings.Contains(msg, "not_modified") {
+			return nil
+		}
 	}
 	return err
 }

@@ -388,3 +388,43 @@ func TestOutboundValidation(t *testing.T) {
 		t.Errorf("invalid sends reached Telegram: %v", got)
 	}
 }
+
+// TestReactionInTelegramsForm: the Bot API takes only the emoji of its list
+// (ReactionTypeEmoji), written without variation selectors ("❤", not "❤️" as keyboards
+// and WhatsApp write it); anything else is refused with REACTION_INVALID.
+func TestReactionInTelegramsForm(t *testing.T) {
+	e := connected(t)
+	for in, want := range map[string]string{"❤\uFE0F": "❤", "❤\uFE0F\u200D🔥": "❤\u200D🔥", "🤷\u200D♂\uFE0F": "🤷\u200D♂",
+		"✍\uFE0F": "✍", "👍": "👍"} {
+		_, err := e.d.Send(context.Background(), e.in, channels.Outbound{ChatAddress: user, Type: domain.TypeReaction,
+			Content: domain.Content{Reaction: &domain.Reaction{MessageID: "msg_local", Emoji: in}}, ReactionTarget: user + ":5"})
+		if err != nil {
+			t.Errorf("reaction %+q: %v", in, err)
+			continue
+		}
+		var rs []struct{ Type, Emoji string }
+		jsonParam(t, e.lastCall(t, "setMessageReaction"), "reaction", &rs)
+		if len(rs) != 1 || rs[0].Emoji != want {
+			t.Errorf("reaction %+q sent as %+v, want %+q", in, rs, want)
+		}
+	}
+	_, err := e.d.Send(context.Background(), e.in, channels.Outbound{ChatAddress: user, Type: domain.TypeReaction,
+		Content: domain.Content{Reaction: &domain.Reaction{MessageID: "msg_local", Emoji: "🦖"}}, ReactionTarget: user + ":5"})
+	var se *channels.SendError
+	if !errors.As(err, &se) || se.Code != "invalid_request" || !se.Permanent {
+		t.Errorf("an emoji Telegram does not offer: %v, want a permanent invalid_request", err)
+	}
+}
+
+// TestGroupChangeNotModified: Telegram answers a change to what a group already has with
+// "Bad Request: CHAT_NOT_MODIFIED" (TDLib passes the raw error to bots): done, not refused.
+func TestGroupChangeNotModified(t *testing.T) {
+	e := connected(t)
+	e.tg.FailNext("setChatTitle", http.StatusBadRequest, "Bad Request: CHAT_NOT_MODIFIED", 0)
+	e.tg.FailNext("setChatDescription", http.StatusBadRequest, "Bad Request: CHAT_NOT_MODIFIED", 0)
+	err := e.d.UpdateGroup(context.Background(), e.in, channels.GroupInfo{Address: "-1001234567890", Subject: "Team",
+		Description: "same as before"})
+	if err != nil {
+		t.Errorf("unchanged group: %v, want success", err)
+	}
+}

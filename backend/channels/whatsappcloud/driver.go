@@ -39,8 +39,9 @@ const (
 
 // Defaults of Options.
 const (
-	DefaultGraphURL   = "https://graph.facebook.com"
-	DefaultAPIVersion = "v21.0"
+	DefaultGraphURL = "https://graph.facebook.com"
+	// DefaultAPIVersion is available until 2028-07-29 (Meta's Graph API changelog).
+	DefaultAPIVersion = "v25.0"
 )
 
 // Options configure the driver.

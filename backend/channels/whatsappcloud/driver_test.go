@@ -19,7 +19,7 @@ func TestConnectReadsTheNumber(t *testing.T) {
 		t.Fatalf("connection = %+v, want connected as +16315550100 (from %q)", conn, e.fake.DisplayPhoneNumber)
 	}
 	c := e.fake.LastCall()
-	if c.Method != "GET" || c.Path != "/v21.0/"+e.fake.PhoneNumberID || !c.Authorized ||
+	if c.Method != "GET" || c.Path != "/"+DefaultAPIVersion+"/"+e.fake.PhoneNumberID || !c.Authorized ||
 		c.Query.Get("fields") != "display_phone_number,verified_name" {
 		t.Fatalf("call = %+v", c)
 	}

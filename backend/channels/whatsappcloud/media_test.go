@@ -25,7 +25,7 @@ func TestFetchMedia(t *testing.T) {
 		t.Fatalf("file = %q %s %d (%v)", got, f.ContentType, f.Size, err)
 	}
 	calls := e.fake.Calls()
-	if len(calls) != 2 || calls[0].Path != "/v21.0/1013859600285441" ||
+	if len(calls) != 2 || calls[0].Path != "/"+DefaultAPIVersion+"/1013859600285441" ||
 		calls[0].Query.Get("phone_number_id") != e.fake.PhoneNumberID || !calls[1].Authorized || calls[1].Status != 200 {
 		t.Fatalf("calls = %+v", calls)
 	}

@@ -49,6 +49,9 @@ type mediaObject struct {
 	Link     string `json:"link,omitempty"`
 	Caption  string `json:"caption,omitempty"`
 	Filename string `json:"filename,omitempty"`
+	// Voice (audio only) makes an OGG/Opus file a voice message: auto-downloaded, with the
+	// business's picture and a transcript. Without it WhatsApp shows a basic audio file.
+	Voice bool `json:"voice,omitempty"`
 }
 
 type locationObject struct {
@@ -168,8 +171,9 @@ func buildMessage(m channels.Outbound) (messageRequest, error) {
 		case domain.TypeVideo:
 			o.Caption, r.Video = c.Media.Caption, o
 		case domain.TypeAudio, domain.TypeVoice:
-			// WhatsApp plays an OGG/Opus audio file as a voice note: there is no voice type.
-			r.Type, r.Audio = "audio", o
+			// There is no voice type: a voice message is audio with voice set (Meta's audio
+			// messages reference; the file must be OGG/Opus).
+			r.Type, r.Audio, o.Voice = "audio", o, m.Type == domain.TypeVoice
 		case domain.TypeDocument:
 			o.Caption, o.Filename, r.Document = c.Media.Caption, c.Media.FileName, o
 		case domain.TypeSticker:

@@ -48,9 +48,15 @@ func TestSendProducesTheDocumentedRequest(t *testing.T) {
 		{"audio", channels.Outbound{Type: domain.TypeAudio,
 			Content: domain.Content{Media: &domain.Media{URL: "/s.mp3"}}},
 			`{` + head + `,"type":"audio","audio":{"id":"` + firstUpload + `"}}`},
-		{"voice goes as audio", channels.Outbound{Type: domain.TypeVoice,
+		// Meta's audio messages reference: "voice": true makes an OGG/Opus file a voice
+		// message (auto-download, transcription, "played" receipts); without it, a basic
+		// audio message.
+		{"voice is audio marked voice", channels.Outbound{Type: domain.TypeVoice,
 			Content: domain.Content{Media: &domain.Media{URL: "/n.ogg"}}},
-			`{` + head + `,"type":"audio","audio":{"id":"` + firstUpload + `"}}`},
+			`{` + head + `,"type":"audio","audio":{"id":"` + firstUpload + `","voice":true}}`},
+		{"voice by media id", channels.Outbound{Type: domain.TypeVoice,
+			Content: domain.Content{Media: &domain.Media{ProviderMediaID: "1013859600285441"}}},
+			`{` + head + `,"type":"audio","audio":{"id":"1013859600285441","voice":true}}`},
 		{"document", channels.Outbound{Type: domain.TypeDocument,
 			Content: domain.Content{Media: &domain.Media{URL: "/files/i.pdf", Caption: "Invoice", FileName: "invoice.pdf"}}},
 			`{` + head + `,"type":"document","document":{"id":"` + firstUpload + `","caption":"Invoice","filename":"invoice.pdf"}}`},
@@ -95,7 +101,7 @@ func TestSendProducesTheDocumentedRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := e.fake.LastCall()
-			if c.Method != "POST" || c.Path != "/v21.0/"+e.fake.PhoneNumberID+"/messages" || !c.Authorized || c.Status != 200 {
+			if c.Method != "POST" || c.Path != "/"+DefaultAPIVersion+"/"+e.fake.PhoneNumberID+"/messages" || !c.Authorized || c.Status != 200 {
 				t.Fatalf("call = %+v", c)
 			}
 			jsonEqual(t, c.Body, tc.want)

@@ -39,7 +39,7 @@ func TestSendByURLUploadsTheFile(t *testing.T) {
 		t.Fatalf("calls = %+v, want the upload then the message", calls)
 	}
 	up := calls[0]
-	if up.Method != http.MethodPost || up.Path != "/v21.0/"+e.fake.PhoneNumberID+"/media" || !up.Authorized || up.Status != 200 {
+	if up.Method != http.MethodPost || up.Path != "/"+DefaultAPIVersion+"/"+e.fake.PhoneNumberID+"/media" || !up.Authorized || up.Status != 200 {
 		t.Fatalf("upload = %+v", up)
 	}
 	if up.Form["messaging_product"] != "whatsapp" || up.Form["type"] != "image/jpeg" || up.File == nil ||

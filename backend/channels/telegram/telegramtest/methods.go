@@ -93,6 +93,9 @@ func (s *Server) handle(method string, p map[string]string, up upload) (any, *ap
 		if !ok {
 			return nil, badRequest("invalid file_id")
 		}
+		if len(f.content) > MaxDownloadBytes {
+			return nil, badRequest("file is too big")
+		}
 		return map[string]any{"file_id": f.id, "file_unique_id": "u" + f.id, "file_size": len(f.content),
 			"file_path": f.path}, nil
 	}
@@ -340,7 +343,7 @@ func (s *Server) setReaction(p map[string]string) (any, *apiError) {
 			return nil, badRequest("can't parse reaction types JSON object")
 		}
 		for _, x := range rs {
-			if x.Type != "emoji" && x.Type != "custom_emoji" && x.Type != "paid" || x.Type == "emoji" && x.Emoji == "" {
+			if x.Type != "emoji" && x.Type != "custom_emoji" && x.Type != "paid" || x.Type == "emoji" && !ReactionEmoji[x.Emoji] {
 				return nil, badRequest("REACTION_INVALID")
 			}
 		}
@@ -384,7 +387,7 @@ func (s *Server) setChatText(method string, p map[string]string) (any, *apiError
 			return nil, badRequest("chat title is empty")
 		}
 		if c.Title == p["title"] {
-			return nil, badRequest("chat title is not modified")
+			return true, nil // TDLib answers an unchanged title itself, as done
 		}
 		c.Title = p["title"]
 	} else {
@@ -422,4 +425,23 @@ func (s *Server) Banned(chat, user int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.banned[chat][user]
+}
+
+// MaxDownloadBytes is the largest file getFile serves a bot: "For the moment, bots can
+// download files of up to 20MB in size" (Bot API, getFile). Larger ones are refused with
+// "Bad Request: file is too big".
+const MaxDownloadBytes = 20 << 20
+
+// ReactionEmoji are the emoji a bot may react with (Bot API, ReactionTypeEmoji: "Currently,
+// it can be one of ..."), as Telegram writes them: without variation selectors (U+FE0F).
+var ReactionEmoji = map[string]bool{}
+
+func init() {
+	for _, e := range []string{"❤", "👍", "👎", "🔥", "🥰", "👏", "😁", "🤔", "🤯", "😱", "🤬", "😢", "🎉", "🤩",
+		"🤮", "💩", "🙏", "👌", "🕊", "🤡", "🥱", "🥴", "😍", "🐳", "❤\u200d🔥", "🌚", "🌭", "💯", "🤣", "⚡", "🍌",
+		"🏆", "💔", "🤨", "😐", "🍓", "🍾", "💋", "🖕", "😈", "😴", "😭", "🤓", "👻", "👨\u200d💻", "👀", "🎃", "🙈",
+		"😇", "😨", "🤝", "✍", "🤗", "🫡", "🎅", "🎄", "☃", "💅", "🤪", "🗿", "🆒", "💘", "🙉", "🦄", "😘", "💊",
+		"🙊", "😎", "👾", "🤷\u200d♂", "🤷", "🤷\u200d♀", "😡"} {
+		ReactionEmoji[e] = true
+	}
 }

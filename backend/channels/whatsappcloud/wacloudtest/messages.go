@@ -119,6 +119,13 @@ func checkObject(typ string, o, body map[string]any) string {
 		if _, ok := o["filename"]; ok && typ != "document" {
 			return typ + "['filename'] is not a valid parameter"
 		}
+		// Audio messages reference: audio.voice (boolean) marks an OGG/Opus file a voice
+		// message; other media objects have no such parameter.
+		if v, ok := o["voice"]; ok {
+			if _, isBool := v.(bool); !isBool || typ != "audio" {
+				return typ + "['voice'] is not a valid parameter"
+			}
+		}
 	case "location":
 		if _, ok := o["latitude"].(float64); !ok {
 			return "location['latitude'] is required"

@@ -65,7 +65,7 @@ type mediaFile struct {
 // Call is one request the fake received.
 type Call struct {
 	Method string
-	// Path is the URL path, such as /v21.0/106540352242922/messages.
+	// Path is the URL path, such as /v25.0/106540352242922/messages.
 	Path  string
 	Query url.Values
 	// Authorized says the request carried the valid access token as a Bearer token.
