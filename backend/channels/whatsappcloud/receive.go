@@ -295,7 +295,9 @@ func receipt(s statusUpdate) (channels.Receipt, bool) {
 		r.Status = domain.MessageSent
 	case "delivered":
 		r.Status = domain.MessageDelivered
-	case "read":
+	case "read", "played":
+		// played: a voice message listened to, which WhatsApp reports after read (or for
+		// read, when the user turned read receipts off): at least read.
 		r.Status = domain.MessageRead
 	case "failed":
 		r.Status = domain.MessageFailed

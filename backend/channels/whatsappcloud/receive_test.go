@@ -178,6 +178,7 @@ func TestStatusesBecomeReceipts(t *testing.T) {
 		wacloudtest.StatusUpdate("wamid.A", "sent", customer).At(at),
 		wacloudtest.StatusUpdate("wamid.A", "delivered", customer).At(at),
 		wacloudtest.StatusUpdate("wamid.A", "read", customer).At(at),
+		wacloudtest.StatusUpdate("wamid.V", "played", customer).At(at),
 		wacloudtest.FailedStatus("wamid.B", customer, 131047, "Re-engagement message",
 			"Message failed to send because more than 24 hours have passed since the customer last replied to this number.").At(at),
 	))
@@ -186,6 +187,7 @@ func TestStatusesBecomeReceipts(t *testing.T) {
 		{ProviderMessageID: "wamid.A", Status: domain.MessageSent, At: at},
 		{ProviderMessageID: "wamid.A", Status: domain.MessageDelivered, At: at},
 		{ProviderMessageID: "wamid.A", Status: domain.MessageRead, At: at},
+		{ProviderMessageID: "wamid.V", Status: domain.MessageRead, At: at},
 		{ProviderMessageID: "wamid.B", Status: domain.MessageFailed, ErrorCode: "outside_customer_service_window",
 			ErrorMessage: "(131047) Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
 			At:           at},
