@@ -263,18 +263,21 @@ func TestWhatsAppCloudThroughTheApp(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// Provider callbacks share the API edge: a body over 1 MB is 413 and stores nothing, and one
-// callback URL gets at most its burst before 429 with Retry-After (other URLs are unaffected).
+// Provider callbacks share the API edge: a body over 3 MiB (Meta's bound for a notification)
+// is 413 and stores nothing, and one callback URL gets at most its burst before 429 with
+// Retry-After (other URLs are unaffected).
 func TestCallbacksBodyLimitAndRateLimit(t *testing.T) {
 	_, srv := newApp(t, storetest.URL(t, store.SQLite))
 	url := srv.URL + "/channels/telegram/" + strings.Repeat("t", 43)
-	res, err := http.Post(url, "application/json", bytes.NewReader(bytes.Repeat([]byte("x"), 1<<20+1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("a 1 MB+ callback: %d", res.StatusCode)
+	for size, want := range map[int]int{3 << 20: http.StatusNotFound, 3<<20 + 1: http.StatusRequestEntityTooLarge} {
+		res, err := http.Post(url, "application/json", bytes.NewReader(bytes.Repeat([]byte("x"), size)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Fatalf("a callback of %d bytes: %d, want %d (404: read whole, then the unknown token)", size, res.StatusCode, want)
+		}
 	}
 	// The bucket refills at 50/s while the loop runs (slowly under -race): go on until refused.
 	limited := 0
@@ -298,7 +301,7 @@ func TestCallbacksBodyLimitAndRateLimit(t *testing.T) {
 	if limited < 400 {
 		t.Fatalf("limited after %d callbacks (want the burst of 500 first)", limited)
 	}
-	res, err = http.Post(srv.URL+"/channels/telegram/"+strings.Repeat("u", 43), "application/json", strings.NewReader(`{}`))
+	res, err := http.Post(srv.URL+"/channels/telegram/"+strings.Repeat("u", 43), "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

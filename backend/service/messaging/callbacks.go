@@ -15,8 +15,9 @@ import (
 // verification handshake and notifications. The token routes the call; the driver verifies
 // it (the provider's signature or echoed secret) before anything is stored.
 
-// MaxCallbackBytes bounds a callback's body (providers send a few kilobytes).
-const MaxCallbackBytes = 1 << 20
+// MaxCallbackBytes bounds a callback's body. Providers send a few kilobytes, but Meta's
+// webhook notifications may batch changes up to 3 MB (its documented bound).
+const MaxCallbackBytes = 3 << 20
 
 // callbackTokenBytes is the entropy of callback tokens and secrets (256 bits).
 const callbackTokenBytes = 32
