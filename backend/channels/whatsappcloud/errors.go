@@ -94,6 +94,7 @@ const (
 	codeTooManyCalls  = 4   // the app's call rate
 	codeRateLimit     = 613 // Graph's generic "calls to this API exceeded the rate limit"
 	codeAccessToken   = 190 // expired, revoked or malformed token
+	codePermission    = 10  // the app or token lacks a permission (also 200–299)
 	codeInvalidParam  = 100 // with subcode 33: no such object (an unknown phone number id)
 	subcodeNoObject   = 33
 	codeWABARateLimit = 80007  // the business account's rate limit
@@ -104,8 +105,13 @@ const (
 	codePairRateLimit = 131056 // too many messages to one customer in a short time
 )
 
-// errCodeUnauthorized is the SendError code of a refused token (the instance fails too).
-const errCodeUnauthorized = "unauthorized"
+// errCodeUnauthorized is the SendError code of a refused token, errCodePermission of a
+// token without a permission the call needs; the instance fails too, for either: every
+// send would fail the same way until the token is replaced.
+const (
+	errCodeUnauthorized = "unauthorized"
+	errCodePermission   = "permission_denied"
+)
 
 // mapError says what a failed Graph API call means, in one place: slow down (rate limits),
 // give up (the provider refused this message or our token), or try again (5xx, network).
@@ -122,6 +128,10 @@ func mapError(err error) error {
 	case f.Code == codeAccessToken || f.Status == http.StatusUnauthorized:
 		return &channels.SendError{Code: errCodeUnauthorized, Permanent: true,
 			Message: fmt.Sprintf("WhatsApp refused the access token (%d): %s", f.Code, f.text())}
+	case f.Code == codePermission || (f.Code >= 200 && f.Code <= 299):
+		return &channels.SendError{Code: errCodePermission, Permanent: true,
+			Message: fmt.Sprintf("WhatsApp says the access token lacks a permission (%d): %s; give the token "+
+				"whatsapp_business_messaging and whatsapp_business_management for this number", f.Code, f.text())}
 	case f.Code == codeReEngagement:
 		return &channels.SendError{Code: failureCode(f.Code), Permanent: true,
 			Message: "more than 24 hours have passed since the customer last wrote: only an approved template message can reach them now"}
@@ -157,7 +167,7 @@ func failureCode(code int) string {
 func (d *Driver) fail(ctx context.Context, in channels.Instance, err error) error {
 	err = mapError(err)
 	var se *channels.SendError
-	if !errors.As(err, &se) || se.Code != errCodeUnauthorized {
+	if !errors.As(err, &se) || (se.Code != errCodeUnauthorized && se.Code != errCodePermission) {
 		return err
 	}
 	h := d.host.Load()
@@ -185,7 +195,7 @@ func connectError(a account, err error) error {
 	err = mapError(err)
 	var se *channels.SendError
 	switch {
-	case errors.As(err, &se) && se.Code == errCodeUnauthorized:
+	case errors.As(err, &se) && (se.Code == errCodeUnauthorized || se.Code == errCodePermission):
 		return errors.New(se.Message)
 	case errors.As(err, &se):
 		return fmt.Errorf("WhatsApp refused (%s): %s", se.Code, se.Message)

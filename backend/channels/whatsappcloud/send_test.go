@@ -235,6 +235,26 @@ func TestRevokedTokenFailsTheInstance(t *testing.T) {
 	}
 }
 
+// A token without a permission the send needs (Graph codes 10 and 200–299) fails every
+// send alike: the message fails, and so does the instance, saying what to grant.
+func TestTokenWithoutPermissionFailsTheInstance(t *testing.T) {
+	for _, code := range []int{10, 200} {
+		e := newEnv(t)
+		e.fake.FailNext(wacloudtest.Failure{Code: code, Message: "(#" + strconv.Itoa(code) + ") Application does not have permission for this action"})
+		_, err := e.d.Send(e.ctx, e.in, channels.Outbound{MessageID: "msg_1", ChatAddress: customerAddress,
+			Type: domain.TypeText, Content: domain.Content{Text: "hi"}})
+		var se *channels.SendError
+		if !errors.As(err, &se) || !se.Permanent || se.Code != "permission_denied" {
+			t.Fatalf("code %d: err = %#v, want permanent permission_denied", code, err)
+		}
+		evs := e.host.Events()
+		if len(evs) != 1 || evs[0].Kind != channels.EventStatus || evs[0].Status.Status != domain.InstanceFailed ||
+			!strings.Contains(evs[0].Status.Reason, "whatsapp_business_messaging") {
+			t.Fatalf("code %d: events = %+v, want the instance failed, naming the permission", code, evs)
+		}
+	}
+}
+
 func TestMarkReadMarksTheNewest(t *testing.T) {
 	e := newEnv(t)
 	read := []channels.Received{{ProviderMessageID: "wamid.OLD", Sender: customerAddress},
