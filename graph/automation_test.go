@@ -432,6 +432,18 @@ func TestAutomationInvalidInput(t *testing.T) {
 		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "after" {
 			t.Fatalf("calls after another kind of cursor: %+v", r.Errors)
 		}
+		// A test publishes a JSON object, as REST's payload field requires: nothing is stored
+		// for another JSON value.
+		for _, payload := range []any{[]any{1}, "text", 5} {
+			_, r = h.post(t, `mutation($id: ID!, $p: JSON!) { testAutomationEndpoint(id: $id, payload: $p) { id } }`,
+				map[string]any{"id": e.ID, "p": payload}, s)
+			if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "payload" {
+				t.Errorf("test with payload %v: %+v", payload, r.Errors)
+			}
+		}
+		if got := h.calls(t, e.ID, s); len(got) != 0 {
+			t.Fatalf("calls stored by refused tests: %+v", got)
+		}
 		if got := h.endpoints(t, nil, s); len(got) != 1 || got[0].Name != "Keep me" {
 			t.Fatalf("after refused update: %+v", got)
 		}

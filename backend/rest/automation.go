@@ -50,14 +50,15 @@ type createEndpointRequest struct {
 	Enabled      *bool        `json:"enabled,omitempty" example:"true" doc:"A disabled endpoint answers 404, like an unknown one."`
 }
 
-// updateEndpointRequest is the body of PATCH /automation/endpoints/{id}.
+// updateEndpointRequest is the body of PATCH /automation/endpoints/{id}: fields left out are
+// kept; null removes the schema or the action (updateEndpoint reads the nulls).
 type updateEndpointRequest struct {
 	endpointPath
-	Name         *string      `json:"name,omitempty" maxLength:"200" example:"Orders (shop)" doc:"A name for people."`
-	Verification *string      `json:"verification,omitempty" enum:"none,standard_webhooks,header_token" example:"header_token" doc:"A new kind gets a new secret, returned once."`
-	Schema       *jsonObject  `json:"schema,omitempty" type:"object" example:"{\"type\":\"object\"}" doc:"The new schema; null removes it."`
-	Action       *actionInput `json:"action,omitempty" doc:"The new action; {\"type\":\"\"} removes it."`
-	Enabled      *bool        `json:"enabled,omitempty" example:"false" doc:"Enable or disable."`
+	Name         *string       `json:"name,omitempty" maxLength:"200" example:"Orders (shop)" doc:"A name for people."`
+	Verification *string       `json:"verification,omitempty" enum:"none,standard_webhooks,header_token" example:"header_token" doc:"A new kind gets a new secret, returned once."`
+	Schema       *objectOrNull `json:"schema,omitempty" example:"{\"type\":\"object\"}" doc:"The new schema; null removes it."`
+	Action       *actionInput  `json:"action,omitempty" doc:"The new action; null (or {\"type\":\"\"}) removes it."`
+	Enabled      *bool         `json:"enabled,omitempty" example:"false" doc:"Enable or disable."`
 }
 
 // testEndpointRequest is the body of POST /automation/endpoints/{id}/test.
@@ -113,8 +114,21 @@ func (a *api) getEndpoint(r *http.Request, p endpointPath) (domain.PublisherObje
 	return a.opts.Automation.Object(e), err
 }
 
-func (a *api) updateEndpoint(r *http.Request, in updateEndpointRequest) (endpointWithSecret, error) {
-	c, err := a.opts.Automation.Update(r.Context(), actor(r), in.ID, endpointInput(in.Name, in.Verification, in.Schema, in.Action, in.Enabled))
+func (a *api) updateEndpoint(r *http.Request, in updateEndpointRequest, body []byte) (endpointWithSecret, error) {
+	// encoding/json reads null like a left-out field: null removes the schema or the
+	// action; an endpoint cannot be without a name, a verification kind or enabled.
+	nulls := nullFields(body)
+	if err := cannotRemove(nulls, "name", "verification", "enabled"); err != nil {
+		return endpointWithSecret{}, err
+	}
+	upd := endpointInput(in.Name, in.Verification, (*jsonObject)(in.Schema), in.Action, in.Enabled)
+	if nulls["schema"] {
+		upd.Schema = json.RawMessage("null")
+	}
+	if nulls["action"] {
+		upd.Action = &domain.Action{}
+	}
+	c, err := a.opts.Automation.Update(r.Context(), actor(r), in.ID, upd)
 	return a.withSecret(c), err
 }
 
@@ -178,12 +192,12 @@ func (a *api) automationRoutes() []route {
 			description: "One endpoint, with its public URL (never its secret).",
 		},
 		{
-			method: "PATCH", path: "/api/v1/automation/endpoints/{id}", operationID: "updateAutomationEndpoint", serve: callWithBody(a.updateEndpoint),
+			method: "PATCH", path: "/api/v1/automation/endpoints/{id}", operationID: "updateAutomationEndpoint", serve: callWithNulls(a.updateEndpoint),
 			tag: tag, scope: "automation:write",
 			summary: "Update an inbound publishing endpoint",
 			returns: "The endpoint; `secret` is set when a new verification kind made a new one.",
-			description: "Changes the fields sent. A new `verification` kind gets a new secret, returned once. The URL stays " +
-				"(rotate it with `rotate-token`).",
+			description: "Changes the fields sent; `null` removes the `schema` or the `action`. A new `verification` kind gets " +
+				"a new secret, returned once. The URL stays (rotate it with `rotate-token`).",
 			bodyExample: updateEndpointRequest{Enabled: ptr(false)},
 		},
 		{

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/channels/sandbox"
@@ -542,5 +543,67 @@ func TestConcurrentCallsEachStored(t *testing.T) {
 		if published != accepted+1 {
 			t.Fatalf("%d automation.published events, want %d", published, accepted+1)
 		}
+	})
+}
+
+// PATCH removes the schema or the action with null, as documented (and as GraphQL's
+// updateAutomationEndpoint does), and refuses null for what an endpoint cannot be without.
+func TestEndpointPatchNull(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		ep := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Orders",
+			"schema": map[string]any{"type": "object", "required": []string{"order_id"}},
+			"action": map[string]any{"type": "forward", "target_url": "https://example.com/orders"}}).want(t, 201).json(t)
+		id, url := ep["id"].(string), ep["url"].(string)
+		if status, out, _ := e.publish(t, url, "application/json", []byte(`{"x":1}`)); status != 422 || errCode(out) != "schema_mismatch" {
+			t.Fatalf("before: %d %v", status, out)
+		}
+
+		for _, field := range []string{"name", "verification", "enabled"} {
+			e.do("PATCH", "/api/v1/automation/endpoints/"+id, secret, []byte(`{"`+field+`":null}`)).wantError(t, 400, "validation_failed")
+		}
+		got := e.do("PATCH", "/api/v1/automation/endpoints/"+id, secret, []byte(`{"schema":null}`)).want(t, 200).json(t)
+		if got["schema"] != nil || got["action"] == nil || got["name"] != "Orders" {
+			t.Fatalf("schema: null: %v", got)
+		}
+		if status, out, _ := e.publish(t, url, "application/json", []byte(`{"x":1}`)); status != 202 {
+			t.Fatalf("a call after the schema was removed: %d %v", status, out)
+		}
+		got = e.do("PATCH", "/api/v1/automation/endpoints/"+id, secret, []byte(`{"action":null}`)).want(t, 200).json(t)
+		if got["action"] != nil || got["schema"] != nil {
+			t.Fatalf("action: null: %v", got)
+		}
+		got = e.do("GET", "/api/v1/automation/endpoints/"+id, secret, nil).want(t, 200).json(t)
+		if got["action"] != nil || got["schema"] != nil || got["name"] != "Orders" || got["enabled"] != true {
+			t.Fatalf("stored: %v", got)
+		}
+	})
+}
+
+// A JSON body must be UTF-8 on both databases: PostgreSQL refused other bytes while SQLite
+// stored them and served them back as invalid JSON (calls, events, webhook deliveries).
+func TestPublishRefusesInvalidUTF8(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		ep := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Orders"}).want(t, 201).json(t)
+		status, out, _ := e.publish(t, ep["url"].(string), "application/json", []byte("{\"name\":\"caf\xe9\"}"))
+		if status != 400 || errCode(out) != "validation_failed" {
+			t.Fatalf("latin-1 JSON: %d %v", status, out)
+		}
+		if status, out, _ := e.publish(t, ep["url"].(string), "application/json", []byte(`{"name":"café \u00e9"}`)); status != 202 {
+			t.Fatalf("UTF-8 JSON: %d %v", status, out)
+		}
+		res := e.do("GET", "/api/v1/automation/endpoints/"+ep["id"].(string)+"/calls", secret, nil).want(t, 200)
+		if !utf8.Valid(res.body) {
+			t.Fatalf("the calls list is not UTF-8: %q", res.body)
+		}
+		if n := len(res.json(t)["data"].([]any)); n != 1 {
+			t.Fatalf("%d calls, want 1", n)
+		}
+		// A test needs a payload.
+		e.do("POST", "/api/v1/automation/endpoints/"+ep["id"].(string)+"/test", secret, map[string]any{}).
+			wantError(t, 400, "validation_failed")
 	})
 }

@@ -1,6 +1,7 @@
 package automation
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -78,6 +79,14 @@ func (a *Automation) Test(ctx context.Context, ac service.Actor, id string, payl
 	if !p.Enabled {
 		return domain.Published{}, &domain.Error{Code: domain.CodeConflict, Reason: "endpoint_disabled",
 			Message: "this endpoint is disabled: enable it to publish to it"}
+	}
+	// A test publishes a JSON object (REST's payload field and GraphQL's JSON scalar alike).
+	payload = bytes.TrimSpace(payload)
+	if len(payload) == 0 || string(payload) == "null" {
+		return domain.Published{}, domain.Invalid("payload", "payload is required")
+	}
+	if payload[0] != '{' {
+		return domain.Published{}, domain.Invalid("payload", "payload must be a JSON object")
 	}
 	if len(payload) > MaxPayloadBytes {
 		return domain.Published{}, &domain.Error{Code: domain.CodeInvalid, Reason: "payload_too_large", Param: "payload",

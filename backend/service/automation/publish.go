@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/url"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
@@ -200,6 +201,11 @@ func readPayload(contentType string, body []byte) (json.RawMessage, error) {
 		body = bytes.TrimSpace(body)
 		if len(body) == 0 || !json.Valid(body) {
 			return nil, domain.Invalid("", "the body is not valid JSON")
+		}
+		// JSON is UTF-8 (RFC 8259); json.Valid lets other bytes through inside strings, which
+		// PostgreSQL refuses and SQLite would store and serve back as invalid JSON.
+		if !utf8.Valid(body) {
+			return nil, domain.Invalid("", "the body is not valid JSON: it must be UTF-8")
 		}
 		return json.RawMessage(body), nil
 	case "application/x-www-form-urlencoded":
