@@ -52,8 +52,11 @@ type Automation struct {
 	msg   *messaging.Messaging
 	links *links.Links
 	// tokens caches endpoints by token hash for /hooks (invalidated on every change).
-	mu      sync.RWMutex
-	tokens  map[string]store.StoredPublisher
+	mu     sync.RWMutex
+	tokens map[string]store.StoredPublisher
+	// gen counts the cache's invalidations: an endpoint loaded while one happened may be
+	// the state before the change (a rotated token, a disabled endpoint), so it is not kept.
+	gen     uint64
 	schemas schemas
 	// batch stores concurrent calls together (publishbatch.go).
 	batch *callBatcher
@@ -67,11 +70,13 @@ func New(s *service.Service, msg *messaging.Messaging, lnk *links.Links, cfg Con
 	s.OnInvalidate(invalidateEndpoints, func(hash string) {
 		a.mu.Lock()
 		delete(a.tokens, hash)
+		a.gen++
 		a.mu.Unlock()
 	})
 	s.OnResync(func() {
 		a.mu.Lock()
 		clear(a.tokens)
+		a.gen++
 		a.mu.Unlock()
 	})
 	return a

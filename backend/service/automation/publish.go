@@ -44,6 +44,7 @@ func (a *Automation) endpoint(ctx context.Context, token string) (store.StoredPu
 	hash := service.HashToken(token)
 	a.mu.RLock()
 	p, ok := a.tokens[hash]
+	gen := a.gen
 	a.mu.RUnlock()
 	if !ok {
 		var err error
@@ -53,17 +54,28 @@ func (a *Automation) endpoint(ctx context.Context, token string) (store.StoredPu
 			}
 			return p, err
 		}
-		a.mu.Lock()
-		if len(a.tokens) > 10_000 {
-			clear(a.tokens)
-		}
-		a.tokens[hash] = p
-		a.mu.Unlock()
+		a.remember(hash, p, gen)
 	}
 	if !p.Enabled {
 		return p, errUnknownEndpoint
 	}
 	return p, nil
+}
+
+// remember caches an endpoint loaded when the cache's generation was gen, unless an
+// invalidation came since: the load may have read the endpoint before that change (its
+// token rotated, the endpoint disabled or deleted), and kept, the old state would answer
+// on this replica until the next change.
+func (a *Automation) remember(hash string, p store.StoredPublisher, gen uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gen != gen {
+		return
+	}
+	if len(a.tokens) > 10_000 {
+		clear(a.tokens)
+	}
+	a.tokens[hash] = p
 }
 
 // Publish accepts a call: verified, read as JSON (a form is turned into an object),

@@ -36,39 +36,51 @@ type cached struct {
 type slugCache struct {
 	mu sync.RWMutex
 	m  map[string]*cached
+	// gen counts invalidations: a link loaded while one happened may be its state before
+	// the change, so it is not kept (put), or a visit could serve the old target for up to
+	// cacheTTL after the change.
+	gen uint64
 }
 
 func newSlugCache() *slugCache { return &slugCache{m: map[string]*cached{}} }
 
-func (c *slugCache) get(slug string, now time.Time) (*cached, bool) {
+// get returns the slug's entry, or the generation a load must present to put.
+func (c *slugCache) get(slug string, now time.Time) (*cached, uint64, bool) {
 	c.mu.RLock()
 	e, ok := c.m[slug]
+	gen := c.gen
 	c.mu.RUnlock()
 	if !ok || now.Sub(e.loadedAt) > cacheTTL {
-		return nil, false
+		return nil, gen, false
 	}
-	return e, true
+	return e, gen, true
 }
 
-func (c *slugCache) put(slug string, e *cached) {
+// put keeps e, loaded at generation gen, unless an invalidation came since.
+func (c *slugCache) put(slug string, e *cached, gen uint64) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return
+	}
 	if len(c.m) >= cacheEntries {
 		clear(c.m) // rare: a full cache starts over rather than tracking recency on every hit
 	}
 	c.m[slug] = e
-	c.mu.Unlock()
 }
 
 // clear drops every entry (invalidations may have been missed).
 func (c *slugCache) clear() {
 	c.mu.Lock()
 	clear(c.m)
+	c.gen++
 	c.mu.Unlock()
 }
 
 func (c *slugCache) drop(slug string) {
 	c.mu.Lock()
 	delete(c.m, slug)
+	c.gen++
 	c.mu.Unlock()
 }
 
@@ -84,10 +96,11 @@ func (c *slugCache) markExhausted(slug string) {
 
 // resolve returns the cache entry of a slug, loading it on a miss.
 func (l *Links) resolve(ctx context.Context, slug string, now time.Time) (*cached, error) {
-	if e, ok := l.cache.get(slug, now); ok {
+	e, gen, ok := l.cache.get(slug, now)
+	if ok {
 		return e, nil
 	}
-	e := &cached{loadedAt: now}
+	e = &cached{loadedAt: now}
 	sl, err := l.st.LinkBySlug(ctx, slug)
 	switch {
 	case err == nil:
@@ -96,7 +109,7 @@ func (l *Links) resolve(ctx context.Context, slug string, now time.Time) (*cache
 	case !domain.IsCode(err, domain.CodeNotFound):
 		return nil, err
 	}
-	l.cache.put(slug, e)
+	l.cache.put(slug, e, gen)
 	return e, nil
 }
 
@@ -248,7 +261,7 @@ func (l *Links) reserve(ctx context.Context, slug, id string, now time.Time) (bo
 	mu := &l.reserving[h.Sum32()%uint32(len(l.reserving))]
 	mu.Lock()
 	defer mu.Unlock()
-	if e, ok := l.cache.get(slug, now); ok && e.exhausted && e.link.ID == id {
+	if e, _, ok := l.cache.get(slug, now); ok && e.exhausted && e.link.ID == id {
 		return false, nil
 	}
 	ok, err := l.st.ReserveClick(ctx, id, now)
