@@ -443,6 +443,22 @@ func TestAutomationIsolationAndScopes(t *testing.T) {
 		wantError(t, 403, "insufficient_scope")
 	e.do("POST", "/api/v1/automation/endpoints", autoOnly, map[string]any{"name": "x",
 		"action": map[string]any{"type": "forward", "target_url": "https://example.com/in"}}).want(t, 201)
+	// Nor can such a key make an endpoint that already runs the action run it for the key:
+	// no new URL or secret, no switching verification off, no test call. Deleting it is fine.
+	linker := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Links", "verification": "header_token",
+		"action": map[string]any{"type": "create_link", "url": "{{payload.url}}"}}).want(t, 201).json(t)["id"].(string)
+	lbase := "/api/v1/automation/endpoints/" + linker
+	for _, c := range []struct {
+		path string
+		body any
+	}{{"/rotate-token", nil}, {"/rotate-secret", nil}, {"/test", map[string]any{"payload": map[string]any{"url": "https://example.com"}}}} {
+		e.do("POST", lbase+c.path, autoOnly, c.body).wantError(t, 403, "insufficient_scope")
+	}
+	e.do("PATCH", lbase, autoOnly, map[string]any{"verification": "none"}).wantError(t, 403, "insufficient_scope")
+	if got := e.do("GET", lbase, secret, nil).want(t, 200).json(t); got["verification"] != "header_token" {
+		t.Fatalf("the refused PATCH changed the endpoint: %v", got)
+	}
+	e.do("DELETE", lbase, autoOnly, nil).want(t, 200)
 	_, none := e.owner.NewKey(t, e.svc, domain.ScopeLinksRead)
 	for _, p := range []string{"/api/v1/automation/endpoints", base, base + "/calls", base + "/runs"} {
 		e.do("GET", p, none, nil).wantError(t, 403, "insufficient_scope")

@@ -371,6 +371,9 @@ func (a *Automation) mutate(ctx context.Context, ac service.Actor, id, typ strin
 		if err != nil {
 			return err
 		}
+		if err := requireEndpointScope(ac, p); err != nil {
+			return err
+		}
 		oldHash := p.TokenHash
 		if p.Token, err = a.s.Open(p.SealedToken); err != nil {
 			return domain.Internal(err)
@@ -409,4 +412,19 @@ func requireActionScope(ac service.Actor, typ string) error {
 	}
 	return &domain.Error{Code: domain.CodeForbidden, Reason: "insufficient_scope", Param: "action.type",
 		Message: "this API key lacks the scope " + string(need) + ", which a " + typ + " action needs"}
+}
+
+// requireEndpointScope refuses a key that lacks the scope of the endpoint's action: changing
+// such an endpoint (its token, secret, verification, enabled) or publishing a test call to
+// it lets the key run the action, so it takes what configuring the action takes.
+func requireEndpointScope(ac service.Actor, p store.StoredPublisher) error {
+	if p.Action == nil {
+		return nil
+	}
+	err := requireActionScope(ac, p.Action.Type)
+	if de, ok := err.(*domain.Error); ok {
+		return &domain.Error{Code: de.Code, Reason: de.Reason,
+			Message: de.Message + ", and this endpoint runs one: a key that changes or tests it could run the action"}
+	}
+	return err
 }

@@ -76,6 +76,9 @@ func (a *Automation) Test(ctx context.Context, ac service.Actor, id string, payl
 	if err != nil {
 		return domain.Published{}, err
 	}
+	if err := requireEndpointScope(ac, p); err != nil {
+		return domain.Published{}, err
+	}
 	if !p.Enabled {
 		return domain.Published{}, &domain.Error{Code: domain.CodeConflict, Reason: "endpoint_disabled",
 			Message: "this endpoint is disabled: enable it to publish to it"}
