@@ -187,9 +187,10 @@ func (a *api) automationRoutes() []route {
 		{
 			method: "GET", path: "/api/v1/automation/endpoints/{id}", operationID: "getAutomationEndpoint", serve: callWith(a.getEndpoint),
 			tag: tag, scope: "automation:read",
-			summary:     "Get an inbound publishing endpoint",
-			returns:     "The endpoint.",
-			description: "One endpoint, with its public URL (never its secret).",
+			summary: "Get an inbound publishing endpoint",
+			returns: "The endpoint.",
+			description: "One endpoint, with its public URL (never its secret). A key that could not change the endpoint " +
+				"(no `automation:write`, or not the scope its action needs) sees `{token}` in the URL in place of the token.",
 		},
 		{
 			method: "PATCH", path: "/api/v1/automation/endpoints/{id}", operationID: "updateAutomationEndpoint", serve: callWithNulls(a.updateEndpoint),

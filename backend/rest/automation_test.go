@@ -458,6 +458,23 @@ func TestAutomationIsolationAndScopes(t *testing.T) {
 	if got := e.do("GET", lbase, secret, nil).want(t, 200).json(t); got["verification"] != "header_token" {
 		t.Fatalf("the refused PATCH changed the endpoint: %v", got)
 	}
+	// The URL lets anyone publish: only a key that could change the endpoint reads it.
+	for key, want := range map[string]bool{secret: true, autoOnly: false, readOnly: false} {
+		got := e.do("GET", lbase, key, nil).want(t, 200).json(t)["url"].(string)
+		listed := e.do("GET", "/api/v1/automation/endpoints", key, nil).want(t, 200).json(t)["data"].([]any)
+		var inList string
+		for _, it := range listed {
+			if it.(map[string]any)["id"] == linker {
+				inList = it.(map[string]any)["url"].(string)
+			}
+		}
+		if hidden := strings.HasSuffix(got, "/{token}") && strings.HasSuffix(inList, "/{token}"); hidden == want {
+			t.Errorf("url read by a key (may read it: %v): %q, listed %q", want, got, inList)
+		}
+	}
+	if got := e.do("GET", base, autoOnly, nil).want(t, 200).json(t)["url"].(string); strings.HasSuffix(got, "{token}") {
+		t.Errorf("an endpoint without a scoped action hides its url from an automation:write key: %q", got)
+	}
 	e.do("DELETE", lbase, autoOnly, nil).want(t, 200)
 	_, none := e.owner.NewKey(t, e.svc, domain.ScopeLinksRead)
 	for _, p := range []string{"/api/v1/automation/endpoints", base, base + "/calls", base + "/runs"} {

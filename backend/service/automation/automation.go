@@ -241,11 +241,24 @@ func (a *Automation) List(ctx context.Context, ac service.Actor, pp domain.ListP
 	}
 	out := make([]domain.Publisher, len(rows))
 	for i, r := range rows {
-		if out[i], err = a.opened(r); err != nil {
+		if out[i], err = a.shown(ac, r); err != nil {
 			return domain.Page[domain.Publisher]{}, err
 		}
 	}
 	return service.PageOf(out, limit, func(p domain.Publisher) string { return p.ID }), nil
+}
+
+// shown is an endpoint as ac reads it: with its URL when ac could change the endpoint (and
+// so give itself a new URL anyway), else with "{token}" in its place, as events show it.
+// The URL is what lets anyone publish, and so run the endpoint's action: a read-only key,
+// or one without the action's scope, must not get it.
+func (a *Automation) shown(ac service.Actor, p store.StoredPublisher) (domain.Publisher, error) {
+	if ac.IsKey() && (!domain.HasScope(ac.Scopes, domain.ScopeAutomationWrite) || requireEndpointScope(ac, p) != nil) {
+		out := p.Publisher
+		out.Token = redactedToken
+		return out, nil
+	}
+	return a.opened(p)
 }
 
 // opened is an endpoint with its token unsealed (its URL is shown again).
@@ -279,7 +292,7 @@ func (a *Automation) Get(ctx context.Context, ac service.Actor, id string) (doma
 	if err != nil {
 		return domain.Publisher{}, err
 	}
-	return a.opened(p)
+	return a.shown(ac, p)
 }
 
 // Update changes an endpoint. A new verification kind gets a new secret (returned).
