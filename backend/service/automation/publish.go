@@ -210,7 +210,9 @@ func readPayload(contentType string, body []byte) (json.RawMessage, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	switch mt {
 	case "application/json", "":
-		body = bytes.TrimSpace(body)
+		// A byte-order mark is not JSON, but some clients write one (Windows PowerShell's
+		// files, .NET): RFC 8259 lets a parser ignore it, and a tool's call should not fail on it.
+		body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
 		if len(body) == 0 || !json.Valid(body) {
 			return nil, domain.Invalid("", "the body is not valid JSON")
 		}
