@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -85,11 +84,7 @@ func (r *mutationResolver) CreateLink(ctx context.Context, input model.CreateLin
 }
 
 func (r *mutationResolver) UpdateLink(ctx context.Context, id string, input model.UpdateLinkInput) (*model.Link, error) {
-	in, err := updateInput(input)
-	if err != nil {
-		return nil, err
-	}
-	return r.linkResult(r.links.Update(ctx, actor(ctx), id, in))
+	return r.linkResult(r.links.Update(ctx, actor(ctx), id, updateInput(input)))
 }
 
 func (r *mutationResolver) DeleteLink(ctx context.Context, id string) (*model.Link, error) {
@@ -154,45 +149,50 @@ func createInput(in model.CreateLinkInput) links.Input {
 	return out
 }
 
-// updateInput decodes a link's changes with REST's PATCH rules: absent fields stay nil
-// (kept); null removes an optional field or sets it back to its default (title "", tags [],
-// metadata {}, utm none, redirectStatus 302, archived false), and is refused for url and
-// slug, which a link cannot be without.
-func updateInput(in model.UpdateLinkInput) (links.Input, error) {
-	for _, f := range []struct {
-		name string
-		o    graphql.Omittable[*string]
-	}{{"url", in.URL}, {"slug", in.Slug}} {
-		if v, set := f.o.ValueOK(); set && v == nil {
-			return links.Input{}, domain.Invalid(f.name, "%s cannot be removed: send a new value or leave it out", f.name)
-		}
+// updateInput decodes a link's changes: absent fields stay nil (kept), and the fields given
+// as null are named in Remove, for the service to apply the same rules as REST's PATCH.
+func updateInput(in model.UpdateLinkInput) links.Input {
+	out := links.Input{Remove: map[string]bool{}}
+	out.URL = nulled(out.Remove, "url", in.URL)
+	out.Slug = nulled(out.Remove, "slug", in.Slug)
+	out.Title = nulled(out.Remove, "title", in.Title)
+	out.Archived = nulled(out.Remove, "archived", in.Archived)
+	out.UTM = utmInput(nulled(out.Remove, "utm", in.Utm))
+	out.ExpiresAt = nulled(out.Remove, "expires_at", in.ExpiresAt)
+	out.ExpiredURL = nulled(out.Remove, "expired_url", in.ExpiredURL)
+	out.Password = nulled(out.Remove, "password", in.Password)
+	out.ExternalID = nulled(out.Remove, "external_id", in.ExternalID)
+	out.IOSURL = nulled(out.Remove, "ios_url", in.IosURL)
+	out.AndroidURL = nulled(out.Remove, "android_url", in.AndroidURL)
+	out.RedirectStatus = nulled(out.Remove, "redirect_status", in.RedirectStatus)
+	if n := nulled(out.Remove, "max_clicks", in.MaxClicks); n != nil {
+		out.MaxClicks = ptr(int64(*n))
 	}
-	out := links.Input{URL: in.URL.Value(), Slug: in.Slug.Value(), Title: clearable(in.Title), Archived: clearable(in.Archived),
-		UTM: utmInput(clearable(in.Utm)), ExpiresAt: clearable(in.ExpiresAt), ExpiredURL: clearable(in.ExpiredURL),
-		Password: clearable(in.Password), ExternalID: clearable(in.ExternalID), IOSURL: clearable(in.IosURL),
-		AndroidURL: clearable(in.AndroidURL)}
 	if tags, set := in.Tags.ValueOK(); set {
 		if tags == nil {
-			tags = []string{}
+			out.Remove["tags"] = true
+		} else {
+			out.Tags = &tags
 		}
-		out.Tags = &tags
 	}
 	if m, set := in.Metadata.ValueOK(); set {
 		if m == nil {
-			m = json.RawMessage("{}")
+			out.Remove["metadata"] = true
+		} else {
+			out.Metadata = m
 		}
-		out.Metadata = m
 	}
-	if s, set := in.RedirectStatus.ValueOK(); set {
-		if s == nil {
-			s = ptr(links.DefaultRedirectStatus)
-		}
-		out.RedirectStatus = s
+	return out
+}
+
+// nulled returns a field's value (nil when absent or null) and names it in remove when it
+// was given as null.
+func nulled[T any](remove map[string]bool, name string, o graphql.Omittable[*T]) *T {
+	v, set := o.ValueOK()
+	if set && v == nil {
+		remove[name] = true
 	}
-	if n := clearable(in.MaxClicks); n != nil {
-		out.MaxClicks = ptr(int64(*n))
-	}
-	return out, nil
+	return v
 }
 
 // clearable returns nil for an absent field, a pointer to the zero value for null, else

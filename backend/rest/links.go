@@ -221,61 +221,10 @@ func (a *api) updateLink(r *http.Request, in updateLinkRequest, body []byte) (do
 	if err != nil {
 		return domain.LinkObject{}, err
 	}
-	var sent map[string]json.RawMessage
-	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
-	if err := clearNulls(&li, sent, ""); err != nil {
-		return domain.LinkObject{}, err
-	}
+	li.Remove = nullFields(body) // the service applies PATCH's null rules
 	l, err := a.opts.Links.Update(r.Context(), actor(r), in.ID, li)
 	return a.opts.Links.Object(l), err
 }
-
-// clearNulls applies the fields of a PATCH sent as null, which encoding/json leaves nil
-// like absent ones: null removes an optional field, as GraphQL's updateLink does, or sets
-// it back to its default (tags [], metadata {}, utm none, redirect_status 302, archived
-// false). A link cannot be without url or slug: null is refused for them.
-func clearNulls(in *links.Input, sent map[string]json.RawMessage, param string) error {
-	for _, name := range linkFieldNames {
-		if v, ok := sent[name]; !ok || string(v) != "null" {
-			continue
-		}
-		switch name {
-		case "url", "slug":
-			return domain.Invalid(param+name, "%s cannot be removed: send a new value or leave it out", name)
-		case "title":
-			in.Title = ptr("")
-		case "expired_url":
-			in.ExpiredURL = ptr("")
-		case "password":
-			in.Password = ptr("")
-		case "external_id":
-			in.ExternalID = ptr("")
-		case "ios_url":
-			in.IOSURL = ptr("")
-		case "android_url":
-			in.AndroidURL = ptr("")
-		case "max_clicks":
-			in.MaxClicks = ptr(int64(0))
-		case "expires_at":
-			in.ExpiresAt = &time.Time{}
-		case "tags":
-			in.Tags = &[]string{}
-		case "metadata":
-			in.Metadata = json.RawMessage("{}")
-		case "utm":
-			in.UTM = &domain.UTM{}
-		case "redirect_status":
-			in.RedirectStatus = ptr(links.DefaultRedirectStatus)
-		case "archived":
-			in.Archived = ptr(false)
-		}
-	}
-	return nil
-}
-
-// linkFieldNames are the fields clearNulls knows, in the order a refusal is looked for.
-var linkFieldNames = []string{"url", "slug", "title", "tags", "expires_at", "expired_url", "max_clicks", "password",
-	"redirect_status", "metadata", "external_id", "utm", "ios_url", "android_url", "archived"}
 
 // callWithNulls serves a PATCH like callWithBody, the handler also getting the raw body:
 // only there is a field sent as null told from one left out.
@@ -315,34 +264,21 @@ func rereadable(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// upsertLink answers 200 for an update and 201 for a creation.
-// Fields sent as null follow PATCH's rules (clearNulls), on a creation too: there null is
-// the field's default, as when it is left out. The path names the external id, so null is
-// refused for it.
+// upsertLink answers 200 for an update and 201 for a creation. Fields sent as null follow
+// PATCH's rules (the service's), on a creation too: there null is the field's default.
 func (a *api) upsertLink(w http.ResponseWriter, r *http.Request, in upsertLinkRequest, body []byte) {
 	li, err := in.input(in.URL)
-	if err == nil {
-		err = upsertNulls(&li, body)
-	}
 	if err != nil {
 		a.error(w, r, err)
 		return
 	}
+	li.Remove = nullFields(body)
 	l, created, err := a.opts.Links.Upsert(r.Context(), actor(r), in.PathExternalID, li)
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
 	}
 	a.reply(w, r, status, a.opts.Links.Object(l), err)
-}
-
-func upsertNulls(li *links.Input, body []byte) error {
-	var sent map[string]json.RawMessage
-	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
-	if v, ok := sent["external_id"]; ok && string(v) == "null" {
-		return domain.Invalid("external_id", "external_id cannot be removed here: the path names it")
-	}
-	return clearNulls(li, sent, "")
 }
 
 func (a *api) deleteLink(r *http.Request, p linkPath) (deleted, error) {
@@ -364,16 +300,16 @@ func (a *api) bulkCreateLinks(r *http.Request, in bulkCreateRequest) (linkBatch,
 }
 
 func (a *api) bulkUpdateLinks(r *http.Request, in bulkUpdateRequest, body []byte) (linkBatch, error) {
-	var sent struct{ Links []map[string]json.RawMessage }
+	var sent struct{ Links []json.RawMessage }
 	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
 	ins := make([]links.BulkUpdate, len(in.Links))
 	for i, it := range in.Links {
 		li, err := it.input(it.URL)
-		if err == nil && i < len(sent.Links) {
-			err = clearNulls(&li, sent.Links[i], "")
-		}
 		if err != nil {
 			return linkBatch{}, atBulkItem(err, i)
+		}
+		if i < len(sent.Links) {
+			li.Remove = nullFields(sent.Links[i])
 		}
 		ins[i] = links.BulkUpdate{ID: it.ID, Input: li}
 	}

@@ -49,12 +49,66 @@ type Input struct {
 	IOSURL         *string
 	AndroidURL     *string
 	Archived       *bool
+	// Remove names the fields an update sent as null (by their API names: url, slug, title,
+	// tags, expires_at, ...): an optional field is removed, the others go back to their
+	// defaults (see removals). REST's PATCH and PUT and GraphQL's updateLink fill it alike.
+	Remove map[string]bool
+}
+
+// removableFields are the fields Remove may name, in the order a refusal is looked for.
+var removableFields = []string{"url", "slug", "title", "tags", "expires_at", "expired_url", "max_clicks", "password",
+	"redirect_status", "metadata", "external_id", "utm", "ios_url", "android_url", "archived"}
+
+// removals turns the fields named in Remove into their "removed" values: "" or none for
+// the optional ones (title, expires_at, expired_url, max_clicks, password, external_id,
+// ios_url, android_url), the default for the others (tags [], metadata {}, utm none,
+// redirect_status 302, archived false). A link cannot be without url or slug.
+func (in *Input) removals(param string) error {
+	for _, name := range removableFields {
+		if !in.Remove[name] {
+			continue
+		}
+		switch name {
+		case "url", "slug":
+			return domain.Invalid(param+name, "%s cannot be removed: send a new value or leave it out", name)
+		case "title":
+			in.Title = ptr("")
+		case "expired_url":
+			in.ExpiredURL = ptr("")
+		case "password":
+			in.Password = ptr("")
+		case "external_id":
+			in.ExternalID = ptr("")
+		case "ios_url":
+			in.IOSURL = ptr("")
+		case "android_url":
+			in.AndroidURL = ptr("")
+		case "max_clicks":
+			in.MaxClicks = ptr(int64(0))
+		case "expires_at":
+			in.ExpiresAt = &time.Time{}
+		case "tags":
+			in.Tags = &[]string{}
+		case "metadata":
+			in.Metadata = json.RawMessage("{}")
+		case "utm":
+			in.UTM = &domain.UTM{}
+		case "redirect_status":
+			in.RedirectStatus = ptr(DefaultRedirectStatus)
+		case "archived":
+			in.Archived = ptr(false)
+		}
+	}
+	return nil
 }
 
 // apply checks the fields that are set and writes them to sl; param prefixes every field
 // name in errors (the item of a bulk call). hash turns a password into its stored hash.
 func (l *Links) apply(sl *store.StoredLink, in Input, now time.Time, param string, hash func(string) string) error {
 	p := func(name string) string { return param + name }
+	if err := in.removals(param); err != nil {
+		return err
+	}
 	if in.URL != nil {
 		u, err := l.checkTarget(p("url"), *in.URL)
 		if err != nil {
@@ -271,3 +325,5 @@ func under(u *url.URL, rawBase string) bool {
 	prefix := strings.TrimSuffix(base.Path, "/") + "/"
 	return strings.HasPrefix(u.Path, prefix) && len(u.Path) > len(prefix)
 }
+
+func ptr[T any](v T) *T { return &v }

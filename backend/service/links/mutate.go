@@ -208,6 +208,9 @@ func (l *Links) Upsert(ctx context.Context, a service.Actor, externalID string, 
 	if externalID == "" || len(externalID) > MaxExternalIDLength {
 		return domain.Link{}, false, domain.Invalid("external_id", "external_id is 1 to %d characters", MaxExternalIDLength)
 	}
+	if in.Remove["external_id"] {
+		return domain.Link{}, false, domain.Invalid("external_id", "external_id cannot be removed here: the path names it")
+	}
 	if in.ExternalID != nil && *in.ExternalID != externalID {
 		return domain.Link{}, false, domain.Invalid("external_id", "external_id in the body differs from the one in the path")
 	}
