@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
@@ -170,6 +172,33 @@ func TestRetriesThenFails(t *testing.T) {
 		flaky, _ = st.Job(ctx, "job_flaky")
 		if flaky.Status != store.JobFailed || flaky.Attempts != 2 || outcomes[3].Outcome != jobs.Failed {
 			t.Fatalf("after the last attempt: %+v %v", flaky, outcomes[3].Outcome)
+		}
+	})
+}
+
+// A failure whose message holds bytes PostgreSQL refuses (a provider's answer that is not
+// UTF-8, a NUL) is still recorded: the outcome's write must not fail on the message, or the
+// job would be run again and again.
+func TestFailureMessageIsStorable(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		clk := newClock()
+		var mu sync.Mutex
+		done := 0
+		e := newEngine(t, st, clk, jobs.Kind{Name: "test.text", Workers: 1,
+			Run: func(context.Context, *jobs.Job) error {
+				return jobs.Permanent(errors.New("caf\xe9 \x00refused " + strings.Repeat("é", 600)))
+			},
+			Commit: func(context.Context, *store.Tx, []jobs.Done) error { mu.Lock(); done++; mu.Unlock(); return nil }})
+		enqueue(t, st, clk.Now(), jobs.NewJob{ID: "job_text", Kind: "test.text", MaxAttempts: 3})
+		ctx := context.Background()
+		e.ClaimNow(ctx, "test.text")
+		waitFor(t, "the failure recorded", func() bool {
+			j, err := st.Job(ctx, "job_text")
+			return err == nil && j.Status == store.JobFailed
+		})
+		j, _ := st.Job(ctx, "job_text")
+		if !strings.HasPrefix(j.LastError, "caf\uFFFD refused é") || len(j.LastError) > 1000 || !utf8.ValidString(j.LastError) {
+			t.Fatalf("last_error %q (%d bytes)", j.LastError, len(j.LastError))
 		}
 	})
 }

@@ -577,7 +577,7 @@ func (t *Tx) FinishJobs(ctx context.Context, outs []JobOutcome, now time.Time) (
 				updated_at = ? WHERE id = ? AND locked_by = ? AND status = ?`, JobQueued, now.UTC(), o.ID, o.Token, JobRunning)
 		default:
 			res, err = t.exec(ctx, `UPDATE jobs SET status = ?, run_at = ?, last_error = ?, locked_by = NULL, locked_until = NULL,
-				updated_at = ? WHERE id = ? AND locked_by = ? AND status = ?`, o.Status, o.RunAt.UTC(), truncate(o.Error, 1000),
+				updated_at = ? WHERE id = ? AND locked_by = ? AND status = ?`, o.Status, o.RunAt.UTC(), domain.StorableText(o.Error, 1000),
 				now.UTC(), o.ID, o.Token, JobRunning)
 		}
 		if err != nil {
@@ -629,13 +629,6 @@ func (t *Tx) CancelQueuedJobs(ctx context.Context, kind, concurrencyKey string) 
 	err := t.sel(ctx, &ids, `DELETE FROM jobs WHERE kind = ? AND concurrency_key = ? AND status = ? RETURNING id`,
 		kind, concurrencyKey, JobQueued)
 	return ids, err
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 // CountJobs counts the jobs of a kind not finished (queued, running or retrying).

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/ssrf"
@@ -70,7 +69,7 @@ func post(ctx context.Context, c *http.Client, target string, headers http.Heade
 	defer resp.Body.Close()
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, domain.WebhookResponseBodyLimit))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
-	r := response{status: resp.StatusCode, body: cleanText(head), latency: time.Since(start)}
+	r := response{status: resp.StatusCode, body: domain.StorableText(string(head), 0), latency: time.Since(start)}
 	switch {
 	case r.ok():
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
@@ -141,13 +140,4 @@ func describe(err error, timeout time.Duration) string {
 func isTimeout(err error) bool {
 	var t interface{ Timeout() bool }
 	return errors.As(err, &t) && t.Timeout()
-}
-
-// cleanText makes a response body storable: valid UTF-8 without NUL bytes.
-func cleanText(b []byte) string {
-	s := string(b)
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return strings.ReplaceAll(s, "\x00", "")
 }

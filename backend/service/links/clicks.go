@@ -13,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mileusna/useragent"
 
@@ -28,25 +27,6 @@ const (
 	maxReferrer   = 512
 	maxAgentField = 100
 )
-
-// cleanText makes a request's header text storable: at most max bytes (cut at a character),
-// valid UTF-8 and without NUL. Headers are bytes, not text: a visitor may send anything, and
-// PostgreSQL refuses a row with invalid UTF-8 or NUL, which would refuse the batch of every
-// other visitor's clicks with it.
-func cleanText(s string, max int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	s = strings.ReplaceAll(s, "\x00", "")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut]
-	}
-	return s
-}
 
 // previewers are link-preview fetchers: they fetch a link to show a card, not to visit it.
 var previewers = []string{"facebookexternalhit", "facebot", "twitterbot", "slackbot", "slack-imgproxy", "linkedinbot",
@@ -98,8 +78,8 @@ func (c *agents) get(ua string) agent {
 
 func parseAgent(s string) agent {
 	ua := useragent.Parse(s)
-	a := agent{browser: cleanText(ua.Name, maxAgentField), version: cleanText(ua.Version, maxAgentField),
-		os: cleanText(ua.OS, maxAgentField), ios: ua.IsIOS(), android: ua.IsAndroid(), device: domain.DeviceUnknown,
+	a := agent{browser: domain.StorableText(ua.Name, maxAgentField), version: domain.StorableText(ua.Version, maxAgentField),
+		os: domain.StorableText(ua.OS, maxAgentField), ios: ua.IsIOS(), android: ua.IsAndroid(), device: domain.DeviceUnknown,
 		bot: agentBotReason(s, ua)}
 	if platformName(s, ua.Name) {
 		a.browser, a.version = "", ""
@@ -180,10 +160,10 @@ func (l *Links) newClick(link domain.Link, v Visit, a agent, now time.Time) doma
 	if c.Bot = c.BotReason != ""; c.Bot {
 		c.Device = domain.DeviceBot
 	}
-	if ref := cleanText(v.Referrer, maxReferrer); ref != "" {
+	if ref := domain.StorableText(v.Referrer, maxReferrer); ref != "" {
 		c.Referrer = ref
-		if u, err := url.Parse(cleanText(v.Referrer, len(v.Referrer))); err == nil {
-			c.ReferrerHost = cleanText(strings.ToLower(u.Hostname()), 255)
+		if u, err := url.Parse(domain.StorableText(v.Referrer, 0)); err == nil {
+			c.ReferrerHost = domain.StorableText(strings.ToLower(u.Hostname()), 255)
 		}
 	}
 	c.Country = l.cfg.GeoIP.Country(v.IP)
