@@ -46,6 +46,47 @@ func TestIdempotencyReplayNeedsTheScope(t *testing.T) {
 	})
 }
 
+// An operation can need more than its route's scope: creating an endpoint that creates links
+// needs links:write besides automation:write, and its response holds the endpoint's URL and
+// signing secret. A replay answers only a key holding every scope of the key that made the
+// request, so a key with the route's scope alone cannot get them by repeating the request.
+func TestIdempotencyReplayNeedsTheFirstCallersScopes(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, maker := e.owner.NewKey(t, e.svc, domain.ScopeAutomationWrite, domain.ScopeLinksWrite)
+		_, autoOnly := e.owner.NewKey(t, e.svc, domain.ScopeAutomationWrite)
+		_, wider := e.owner.NewKey(t, e.svc, domain.ScopeAutomationWrite, domain.ScopeLinksWrite, domain.ScopeLinksRead)
+		body := map[string]any{"name": "Links", "verification": "standard_webhooks",
+			"action": map[string]any{"type": "create_link", "url": "{{payload.url}}"}}
+
+		first := e.do("POST", "/api/v1/automation/endpoints", maker, body, "Idempotency-Key", "ep-1").want(t, http.StatusCreated)
+		secret, _ := first.json(t)["secret"].(string)
+		if secret == "" {
+			t.Fatalf("the endpoint has no secret: %s", first.body)
+		}
+		res := e.do("POST", "/api/v1/automation/endpoints", autoOnly, body, "Idempotency-Key", "ep-1")
+		got := res.wantError(t, http.StatusForbidden, "insufficient_scope")
+		if msg, _ := got["message"].(string); !strings.Contains(msg, "links:write") || got["param"] != "Idempotency-Key" {
+			t.Errorf("refusal %v does not name the missing scope and the header", got)
+		}
+		if strings.Contains(string(res.body), secret) || strings.Contains(string(res.body), "/hooks/") {
+			t.Fatalf("the replay leaked the endpoint: %s", res.body)
+		}
+		// A key with every scope of the first (and more) gets the replay, as does the first.
+		for _, key := range []string{wider, maker} {
+			again := e.do("POST", "/api/v1/automation/endpoints", key, body, "Idempotency-Key", "ep-1").want(t, http.StatusCreated)
+			if again.Header.Get("Idempotent-Replayed") != "true" || string(again.body) != string(first.body) {
+				t.Errorf("replay for a key with the scopes: %s", again.body)
+			}
+		}
+		// Nothing was created by the refused call.
+		_, reader := e.owner.NewKey(t, e.svc, domain.ScopeAutomationRead)
+		if n := len(e.do("GET", "/api/v1/automation/endpoints", reader, nil).want(t, http.StatusOK).json(t)["data"].([]any)); n != 1 {
+			t.Errorf("%d endpoints, want 1", n)
+		}
+	})
+}
+
 // A key without an operation's scope is refused before its input is read: 403 whatever the
 // body or query holds, never the 400 that would tell it the operation's input rules.
 func TestScopeIsCheckedBeforeInput(t *testing.T) {

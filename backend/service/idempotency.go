@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -35,7 +36,9 @@ type Replay struct {
 // The caller must hold scope before anything is claimed or replayed: keys are shared by the
 // workspace's API keys, so without the check a key lacking the scope could replay another
 // key's answer (a webhook's signing secret), and its own refusal would be kept and replayed
-// to the key that has the scope.
+// to the key that has the scope. A replay also needs every scope of the caller that claimed
+// the key: an operation can need more than its route's scope (an automation endpoint that
+// sends messages needs messages:send too), and its response can hold what only they may see.
 func (i *Idempotency) Begin(ctx context.Context, a Actor, scope domain.Scope, key, method, path string, body []byte) (*Replay, error) {
 	if err := requireScope(a, scope); err != nil {
 		return nil, err
@@ -49,7 +52,7 @@ func (i *Idempotency) Begin(ctx context.Context, a Actor, scope domain.Scope, ke
 	fp := hex.EncodeToString(h.Sum(nil))
 	now := i.s.cfg.Clock.Now()
 	rec, claimed, err := i.s.store.ClaimIdempotencyKey(ctx, store.IdempotentResponse{
-		WorkspaceID: scopeOf(a), Key: key, RequestHash: fp, CreatedAt: now})
+		WorkspaceID: scopeOf(a), Key: key, RequestHash: fp, Scopes: scopeList(a), CreatedAt: now})
 	if err != nil || claimed {
 		return nil, err
 	}
@@ -62,6 +65,11 @@ func (i *Idempotency) Begin(ctx context.Context, a Actor, scope domain.Scope, ke
 	if rec.RequestHash != fp {
 		return nil, &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_conflict", Param: "Idempotency-Key",
 			Message: "this Idempotency-Key was used with a different request"}
+	}
+	if missing := missingScope(a, rec.Scopes); missing != "" {
+		return nil, &domain.Error{Code: domain.CodeForbidden, Reason: "insufficient_scope", Param: "Idempotency-Key",
+			Message: "this Idempotency-Key was first used by a caller with the scope " + string(missing) +
+				", which this API key lacks: only such a caller gets its response again"}
 	}
 	if rec.StatusCode == 0 {
 		return nil, &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_in_progress", Param: "Idempotency-Key",
@@ -96,6 +104,36 @@ func requireScope(a Actor, scope domain.Scope) error {
 	}
 	_, err := requireWorkspace(a, scope)
 	return err
+}
+
+// scopeList is what an idempotency record keeps of its caller's scopes: a key's, or full
+// access for a console session.
+func scopeList(a Actor) string {
+	if !a.IsKey() {
+		return string(domain.ScopeAll)
+	}
+	parts := make([]string, len(a.Scopes))
+	for i, s := range a.Scopes {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ",")
+}
+
+// missingScope names a scope of a record's caller that a lacks ("" when it has them all).
+// A record from before scopes were kept ("") counts as full access.
+func missingScope(a Actor, recorded string) domain.Scope {
+	if !a.IsKey() {
+		return ""
+	}
+	if recorded == "" {
+		recorded = string(domain.ScopeAll)
+	}
+	for _, s := range strings.Split(recorded, ",") {
+		if !domain.HasScope(a.Scopes, domain.Scope(s)) {
+			return domain.Scope(s)
+		}
+	}
+	return ""
 }
 
 // scopeOf is the namespace of idempotency keys: the workspace (as Stripe scopes them to the

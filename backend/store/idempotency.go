@@ -12,6 +12,7 @@ type IdempotentResponse struct {
 	WorkspaceID  string    `db:"workspace_id"`
 	Key          string    `db:"key"`
 	RequestHash  string    `db:"request_hash"`
+	Scopes       string    `db:"scopes"` // the claiming caller's, comma-separated ("" from before they were kept)
 	StatusCode   int       `db:"status_code"` // 0 while the first request is in flight
 	ResponseBody string    `db:"response_body"`
 	ResponseType string    `db:"response_type"`
@@ -21,8 +22,8 @@ type IdempotentResponse struct {
 // ClaimIdempotencyKey records that a request with this key started. It returns the
 // existing record and false when the key was already claimed.
 func (q q) ClaimIdempotencyKey(ctx context.Context, r IdempotentResponse) (IdempotentResponse, bool, error) {
-	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (workspace_id, key, request_hash, created_at) VALUES (?, ?, ?, ?)`,
-		r.WorkspaceID, r.Key, r.RequestHash, r.CreatedAt)
+	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (workspace_id, key, request_hash, scopes, created_at) VALUES (?, ?, ?, ?, ?)`,
+		r.WorkspaceID, r.Key, r.RequestHash, r.Scopes, r.CreatedAt)
 	if err == nil {
 		return r, true, nil
 	}
@@ -30,7 +31,7 @@ func (q q) ClaimIdempotencyKey(ctx context.Context, r IdempotentResponse) (Idemp
 		return r, false, err
 	}
 	var existing IdempotentResponse
-	if err := q.get(ctx, &existing, `SELECT workspace_id, key, request_hash, status_code, response_body, response_type, created_at
+	if err := q.get(ctx, &existing, `SELECT workspace_id, key, request_hash, scopes, status_code, response_body, response_type, created_at
 		FROM idempotency_keys WHERE workspace_id = ? AND key = ?`, r.WorkspaceID, r.Key); err != nil {
 		return r, false, err
 	}
