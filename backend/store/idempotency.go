@@ -12,7 +12,7 @@ type IdempotentResponse struct {
 	WorkspaceID  string    `db:"workspace_id"`
 	Key          string    `db:"key"`
 	RequestHash  string    `db:"request_hash"`
-	Scopes       string    `db:"scopes"` // the claiming caller's, comma-separated ("" from before they were kept)
+	Scopes       string    `db:"scopes"`      // the claiming caller's, comma-separated ("" from before they were kept)
 	StatusCode   int       `db:"status_code"` // 0 while the first request is in flight
 	ResponseBody string    `db:"response_body"`
 	ResponseType string    `db:"response_type"`
