@@ -381,6 +381,13 @@ func TestEventTypeSample(t *testing.T) {
 				mustJSON(ev["data"]) != mustJSON(typ["sample"]) {
 				t.Errorf("%s: sample %v, catalog %v", typ["type"], ev, typ)
 			}
+			// An inbound call's id is its event's, in samples as live: a Zap that keys on
+			// data.id finds the same value as the envelope's.
+			if typ["type"] == domain.EventAutomationPublished {
+				if data := ev["data"].(map[string]any); data["id"] != ev["id"] {
+					t.Errorf("automation.published sample: data.id %v, envelope id %v", data["id"], ev["id"])
+				}
+			}
 		}
 		e.do("GET", "/api/v1/event-types/no.such/sample", secret, nil).wantError(t, http.StatusNotFound, "not_found")
 	})

@@ -54,10 +54,11 @@ func (ev *Events) Types(ctx context.Context, a Actor) ([]domain.EventTypeInfo, e
 	return eventTypes(ev.s.cfg.Clock.Now()), nil
 }
 
-// sampleEventID and sampleWorkspaceID are the ids of sample events (Sample): recognisably
-// not real ones.
+// SampleEventID and sampleWorkspaceID are the ids of sample events (Sample): recognisably
+// not real ones. A sample whose data names its own event (an inbound call's id is its
+// automation.published event's) uses SampleEventID, as live data does.
 const (
-	sampleEventID     = "evt_01jc0000000000000000000000"
+	SampleEventID     = "evt_01jc0000000000000000000000"
 	sampleWorkspaceID = "ws_01jc0000000000000000000000"
 )
 
@@ -82,7 +83,7 @@ func (ev *Events) Sample(ctx context.Context, a Actor, typ string) (domain.Event
 		if ws == "" {
 			ws = sampleWorkspaceID // a console user without a workspace yet
 		}
-		return domain.Event{ID: sampleEventID, Type: t.Type, Timestamp: now, WorkspaceID: ws, Data: raw}, nil
+		return domain.Event{ID: SampleEventID, Type: t.Type, Timestamp: now, WorkspaceID: ws, Data: raw}, nil
 	}
 	return domain.Event{}, domain.NotFound("event type")
 }

@@ -38,13 +38,13 @@ func sampleEndpoint(now time.Time) domain.Publisher {
 }
 
 func sampleCall(now time.Time) domain.Published {
-	return domain.Published{ID: "evt_01jr8d0c3b5n7q9s1u3w5y7a9c", EndpointID: "pub_01jr8d0c3b5n7q9s1u3w5y7a9c",
+	return domain.Published{ID: service.SampleEventID, EndpointID: "pub_01jr8d0c3b5n7q9s1u3w5y7a9c",
 		Payload: json.RawMessage(`{"order_id":"A-1001","customer":{"name":"Ada","phone":"+15550100002"}}`), ReceivedAt: now}
 }
 
 func sampleRun(now time.Time, status string) domain.Run {
 	r := domain.Run{ID: "run_01jr8d0c3b5n7q9s1u3w5y7a9c", EndpointID: "pub_01jr8d0c3b5n7q9s1u3w5y7a9c",
-		CallID: "evt_01jr8d0c3b5n7q9s1u3w5y7a9c", ActionType: domain.ActionSendMessage, Status: status,
+		CallID: service.SampleEventID, ActionType: domain.ActionSendMessage, Status: status,
 		Input:    json.RawMessage(`{"instance_id":"inst_01jr8d0c3b5n7q9s1u3w5y7a9c","media_url":"","text":"Thanks for your order A-1001!","to":"+15550100002"}`),
 		Attempts: 1, DurationMS: 12, CreatedAt: now, UpdatedAt: now}
 	if status == domain.RunSucceeded {
