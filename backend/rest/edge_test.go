@@ -254,3 +254,31 @@ func TestNULCharacterIsRefused(t *testing.T) {
 		e.do("GET", "/api/v1/links?search=a%00b", secret, nil).wantError(t, http.StatusBadRequest, "validation_failed")
 	})
 }
+
+// /hooks takes a tool's JSON as it comes, a NUL escape included (the /api/v1 edge refuses
+// one): the call is stored on both databases and read back with the escape, in the calls
+// list and in its automation.published event.
+func TestHooksKeepNULEscapes(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		ep := e.do("POST", "/api/v1/automation/endpoints", secret, map[string]any{"name": "Orders"}).want(t, 201).json(t)
+		if status, out, _ := e.publish(t, ep["url"].(string), "application/json", []byte(`{"note":"a\u0000b"}`)); status != 202 {
+			t.Fatalf("JSON with a NUL escape: %d %v", status, out)
+		}
+		calls := e.do("GET", "/api/v1/automation/endpoints/"+ep["id"].(string)+"/calls", secret, nil).want(t, 200).json(t)["data"].([]any)
+		if len(calls) != 1 || calls[0].(map[string]any)["payload"].(map[string]any)["note"] != "a\x00b" {
+			t.Fatalf("calls %v", calls)
+		}
+		events := e.do("GET", "/api/v1/events?type=automation.published", secret, nil).want(t, 200).json(t)["data"].([]any)
+		if len(events) != 1 || events[0].(map[string]any)["data"].(map[string]any)["payload"].(map[string]any)["note"] != "a\x00b" {
+			t.Fatalf("events %v", events)
+		}
+		// The test call is an /api/v1 body: the edge refuses the NUL there, naming where it is.
+		got := e.do("POST", "/api/v1/automation/endpoints/"+ep["id"].(string)+"/test", secret,
+			map[string]any{"payload": map[string]any{"note": "a\x00b"}}).wantError(t, 400, "validation_failed")
+		if got["param"] != "payload.note" {
+			t.Errorf("param %v", got["param"])
+		}
+	})
+}
