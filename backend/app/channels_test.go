@@ -151,6 +151,12 @@ func TestWhatsAppCloudThroughTheApp(t *testing.T) {
 				return len(ms) == 1 && ms[0].Status == domain.MessageRead
 			})
 
+			// WhatsApp shows "typing…" only in answer to a received message: none yet.
+			if _, err := a.Messaging.Messages.Typing(ctx, owner.Actor, inst.ID, waCustomer, "composing"); !domain.IsCode(err, domain.CodeConflict) ||
+				err.(*domain.Error).Reason != "no_received_message" {
+				t.Fatalf("typing before anything was received: %v", err)
+			}
+
 			// Inbound: a text (twice: Meta retries), and two images, one over the 1 KiB limit.
 			small, large := bytes.Repeat([]byte{0x89}, 700), bytes.Repeat([]byte{0x89}, 2000)
 			fake.AddMedia("media-small", small, "image/png")
@@ -188,6 +194,31 @@ func TestWhatsAppCloudThroughTheApp(t *testing.T) {
 			res.Body.Close()
 			if res.StatusCode != 200 || !bytes.Equal(got, small) {
 				t.Fatalf("media URL: %d, %d bytes", res.StatusCode, len(got))
+			}
+
+			// Typing answers the newest received message, which WhatsApp marks read with the
+			// ones before it: the chat is read here too.
+			var newest domain.Message
+			for _, m := range ms {
+				if m.Direction == domain.Inbound && m.ID > newest.ID {
+					newest = m
+				}
+			}
+			if _, err := a.Messaging.Messages.Typing(ctx, owner.Actor, inst.ID, waCustomer, "composing"); err != nil {
+				t.Fatal(err)
+			}
+			if c := fake.LastCall(); c.Body["status"] != "read" || c.Body["message_id"] != newest.ProviderMessageID ||
+				c.Body["typing_indicator"] == nil {
+				t.Fatalf("typing request %+v, want a read receipt with typing_indicator for %s", c.Body, newest.ProviderMessageID)
+			}
+			chats, err := a.Messaging.Chats.List(ctx, owner.Actor, inst.ID, domain.ChatFilter{}, domain.ListParams{})
+			if err != nil || len(chats.Data) != 1 || chats.Data[0].UnreadCount != 0 {
+				t.Fatalf("chats after typing: %+v %v, want the chat read", chats.Data, err)
+			}
+			for _, m := range waitMessage(t, a, owner, inst.ID, func([]domain.Message) bool { return true }) {
+				if m.Direction == domain.Inbound && m.Status != domain.MessageRead {
+					t.Errorf("received message %s is %s after typing, want read", m.ID, m.Status)
+				}
 			}
 
 			// A failed receipt carries the provider's code.

@@ -28,6 +28,9 @@ type Capabilities struct {
 	Receipts                              []string
 	Reply, Edit, Delete, MarkRead, Typing bool
 	Groups, CreateGroups, Check, Pairing  bool
+	// TypingMarksRead: the channel shows a typing indicator only in answer to a received
+	// message, which it marks read with everything before it (WhatsApp).
+	TypingMarksRead bool
 	// Simulated channels (the sandbox) accept made-up inbound messages, for tests and demos.
 	Simulated bool
 }
@@ -164,7 +167,9 @@ type Driver interface {
 	Delete(ctx context.Context, in Instance, m SentMessage) error
 	// MarkRead tells the senders of the given inbound messages that they were read.
 	MarkRead(ctx context.Context, in Instance, chatAddress string, read []Received) error
-	Typing(ctx context.Context, in Instance, chatAddress, state string) error
+	// Typing shows or stops a typing indicator; last is the newest message received in the
+	// chat (zero when none), for a channel that shows one only in answer to it.
+	Typing(ctx context.Context, in Instance, chatAddress, state string, last Received) error
 	Check(ctx context.Context, in Instance, addresses []string) ([]bool, error)
 	CreateGroup(ctx context.Context, in Instance, g GroupInfo) (GroupInfo, error)
 	UpdateGroup(ctx context.Context, in Instance, g GroupInfo) error
@@ -191,7 +196,9 @@ func (Unsupported) Delete(context.Context, Instance, SentMessage) error { return
 func (Unsupported) MarkRead(context.Context, Instance, string, []Received) error {
 	return ErrUnsupported
 }
-func (Unsupported) Typing(context.Context, Instance, string, string) error { return ErrUnsupported }
+func (Unsupported) Typing(context.Context, Instance, string, string, Received) error {
+	return ErrUnsupported
+}
 func (Unsupported) Check(context.Context, Instance, []string) ([]bool, error) {
 	return nil, ErrUnsupported
 }

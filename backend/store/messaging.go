@@ -519,6 +519,17 @@ func (q q) Message(ctx context.Context, workspaceID, instanceID, id string) (dom
 	return r.message()
 }
 
+// LastReceived finds the newest message received in an instance's chat with address.
+func (q q) LastReceived(ctx context.Context, instanceID, address string) (domain.Message, error) {
+	var r messageRow
+	if err := q.get(ctx, &r, `SELECT `+messageCols+` FROM messages
+		WHERE chat_id = (SELECT id FROM chats WHERE instance_id = ? AND address = ?) AND direction = ?
+		ORDER BY id DESC LIMIT 1`, instanceID, address, domain.Inbound); err != nil {
+		return domain.Message{}, notFoundAs(err, "message")
+	}
+	return r.message()
+}
+
 // MessageByProviderID finds an instance's message by the channel's id for it.
 func (q q) MessageByProviderID(ctx context.Context, instanceID, direction, providerID string) (domain.Message, error) {
 	var r messageRow

@@ -210,7 +210,7 @@ func (d *Driver) Delete(ctx context.Context, in channels.Instance, m channels.Se
 // Typing shows "typing…" or "recording a voice message…". Telegram clears the indicator
 // by itself after five seconds or at the next message, and has no call to stop it, so
 // paused does nothing.
-func (d *Driver) Typing(ctx context.Context, in channels.Instance, chatAddress, state string) error {
+func (d *Driver) Typing(ctx context.Context, in channels.Instance, chatAddress, state string, _ channels.Received) error {
 	var action models.ChatAction
 	switch state {
 	case "composing", "":

@@ -112,7 +112,7 @@ func (d *Driver) Capabilities() channels.Capabilities {
 			domain.TypeDocument, domain.TypeSticker, domain.TypeLocation, domain.TypeContact, domain.TypeReaction,
 			domain.TypeTemplate},
 		Receipts: []string{domain.MessageDelivered, domain.MessageRead},
-		Reply:    true, MarkRead: true,
+		Reply:    true, MarkRead: true, Typing: true, TypingMarksRead: true,
 	}
 }
 

@@ -84,7 +84,7 @@ func TestCapabilities(t *testing.T) {
 			t.Errorf("does not support %s", typ)
 		}
 	}
-	if c.Supports(domain.TypePoll) || c.Edit || c.Delete || c.Typing || c.Groups || c.Check || c.Pairing || !c.Reply || !c.MarkRead {
+	if c.Supports(domain.TypePoll) || c.Edit || c.Delete || c.Groups || c.Check || c.Pairing || !c.Reply || !c.MarkRead || !c.Typing || !c.TypingMarksRead {
 		t.Errorf("capabilities = %+v", c)
 	}
 	var _ channels.Driver = New(Options{})

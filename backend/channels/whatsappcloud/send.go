@@ -32,6 +32,12 @@ type messageRequest struct {
 	Template         *templateObject `json:"template,omitempty"`
 	Status           string          `json:"status,omitempty"`
 	MessageID        string          `json:"message_id,omitempty"`
+	TypingIndicator  *typingObject   `json:"typing_indicator,omitempty"`
+}
+
+// typingObject asks for "typing…" with a read receipt; text is the only type Meta has.
+type typingObject struct {
+	Type string `json:"type"`
 }
 
 type messageContext struct {
@@ -238,6 +244,30 @@ func contactOf(card domain.ContactCard) contactObject {
 
 // MarkRead marks the newest of the messages read: WhatsApp then shows every earlier message
 // of the chat read as well, so one call covers them all.
+// Typing shows "typing…" in answer to the newest received message, which WhatsApp marks
+// read (with the ones before it). WhatsApp has one indicator, so recording shows it too; it
+// clears at the next message or after 25 seconds and has no call to stop it, so paused does
+// nothing.
+func (d *Driver) Typing(ctx context.Context, in channels.Instance, _ string, state string, last channels.Received) error {
+	if state == "paused" {
+		return nil
+	}
+	if last.ProviderMessageID == "" {
+		return &channels.SendError{Code: "no_received_message", Permanent: true,
+			Message: "WhatsApp shows a typing indicator only in answer to a received message"}
+	}
+	a, err := accountOf(in)
+	if err != nil {
+		return err
+	}
+	req := messageRequest{MessagingProduct: "whatsapp", Status: "read", MessageID: last.ProviderMessageID,
+		TypingIndicator: &typingObject{Type: "text"}}
+	if err := d.call(ctx, a, http.MethodPost, url.PathEscape(a.phoneNumberID)+"/messages", nil, req, nil); err != nil {
+		return d.fail(ctx, in, err)
+	}
+	return nil
+}
+
 func (d *Driver) MarkRead(ctx context.Context, in channels.Instance, _ string, read []channels.Received) error {
 	newest := ""
 	for _, r := range read { // in the order received (the service lists them by id)

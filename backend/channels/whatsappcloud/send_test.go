@@ -272,3 +272,26 @@ func TestMarkReadMarksTheNewest(t *testing.T) {
 		t.Fatalf("nothing to mark: err %v, %d calls", err, len(e.fake.Calls()))
 	}
 }
+
+// WhatsApp's typing indicator rides on a read receipt for the received message being
+// answered; recording shows the same "typing…"; paused has no call (it clears by itself).
+func TestTypingAnswersTheLastReceived(t *testing.T) {
+	e := newEnv(t)
+	last := channels.Received{ProviderMessageID: "wamid.LAST", Sender: customerAddress}
+	for _, state := range []string{"composing", "recording"} {
+		if err := e.d.Typing(e.ctx, e.in, customerAddress, state, last); err != nil {
+			t.Fatal(err)
+		}
+		calls := e.fake.MessageCalls()
+		jsonEqual(t, calls[len(calls)-1].Body,
+			`{"messaging_product":"whatsapp","status":"read","message_id":"wamid.LAST","typing_indicator":{"type":"text"}}`)
+	}
+	before := len(e.fake.Calls())
+	if err := e.d.Typing(e.ctx, e.in, customerAddress, "paused", last); err != nil || len(e.fake.Calls()) != before {
+		t.Fatalf("paused: err %v, %d calls, want none", err, len(e.fake.Calls())-before)
+	}
+	var se *channels.SendError
+	if err := e.d.Typing(e.ctx, e.in, customerAddress, "composing", channels.Received{}); !errors.As(err, &se) || se.Code != "no_received_message" {
+		t.Fatalf("nothing received: %v", err)
+	}
+}

@@ -118,12 +118,7 @@ func (s *Chats) SetArchived(ctx context.Context, a service.Actor, instanceID, id
 // MarkRead marks a chat's received messages read, here and, where the channel tells
 // senders, on the channel (read receipts).
 func (s *Chats) MarkRead(ctx context.Context, a service.Actor, instanceID, id string) (domain.Chat, string, error) {
-	var read []domain.Message
-	ch, addr, err := s.update(ctx, a, instanceID, id, func(c service.Change, ch domain.Chat) error {
-		var err error
-		read, err = c.Tx.MarkChatRead(ctx, ch.ID, c.Now)
-		return err
-	})
+	ch, addr, read, err := s.readHere(ctx, a, instanceID, id)
 	if err != nil || len(read) == 0 {
 		return ch, addr, err
 	}
@@ -149,6 +144,18 @@ func (s *Chats) MarkRead(ctx context.Context, a service.Actor, instanceID, id st
 		s.c.log.Warn("sending read receipts failed", "instance_id", inst.ID, "chat_id", ch.ID, "error", err)
 	}
 	return ch, addr, nil
+}
+
+// readHere marks a chat's received messages read in the store (chat.updated when its unread
+// count changes) and returns the messages it marked, without telling the channel.
+func (s *Chats) readHere(ctx context.Context, a service.Actor, instanceID, id string) (domain.Chat, string, []domain.Message, error) {
+	var read []domain.Message
+	ch, addr, err := s.update(ctx, a, instanceID, id, func(c service.Change, ch domain.Chat) error {
+		var err error
+		read, err = c.Tx.MarkChatRead(ctx, ch.ID, c.Now)
+		return err
+	})
+	return ch, addr, read, err
 }
 
 // update changes a chat in one transaction and records chat.updated, unless the chat

@@ -441,7 +441,9 @@ func (s *Messages) change(ctx context.Context, a service.Actor, instanceID, id, 
 var typingStates = []string{"composing", "recording", "paused"}
 
 // Typing shows a typing (or recording) indicator in a chat, or stops it (paused), and
-// returns the state shown (composing when none is given).
+// returns the state shown (composing when none is given). Where the channel shows it only in
+// answer to a received message, which it marks read (WhatsApp), the newest one received in
+// the chat is named, and the chat is marked read here too, as the sender now sees it.
 func (s *Messages) Typing(ctx context.Context, a service.Actor, instanceID, to, state string) (string, error) {
 	wsID, err := service.RequireWorkspace(a, domain.ScopeMessagesSend)
 	if err != nil {
@@ -481,8 +483,32 @@ func (s *Messages) Typing(ctx context.Context, a service.Actor, instanceID, to, 
 	if err != nil {
 		return "", err
 	}
-	return state, driverError(d.Typing(ctx, v, target.address, state), "typing indicators")
+	var last channels.Received
+	var chatID string
+	marksRead := d.Capabilities().TypingMarksRead && state != "paused"
+	if marksRead {
+		m, err := s.c.st.LastReceived(ctx, inst.ID, target.address)
+		if domain.IsCode(err, domain.CodeNotFound) || (err == nil && m.ProviderMessageID == "") {
+			return "", errNothingReceived
+		}
+		if err != nil {
+			return "", err
+		}
+		last, chatID = channels.Received{ProviderMessageID: m.ProviderMessageID, Sender: m.Sender}, m.ChatID
+	}
+	if err := driverError(d.Typing(ctx, v, target.address, state, last), "typing indicators"); err != nil {
+		return "", err
+	}
+	if marksRead {
+		if _, _, _, err := (&Chats{c: s.c}).readHere(ctx, a, inst.ID, chatID); err != nil {
+			return "", err
+		}
+	}
+	return state, nil
 }
+
+var errNothingReceived = &domain.Error{Code: domain.CodeConflict, Reason: "no_received_message",
+	Param: "to", Message: "this channel shows a typing indicator only in answer to a message received in the chat, and none was"}
 
 // InjectInput is an inbound message to simulate: as if From had written it, in a group
 // when Group is set (its grp_ id or address).
