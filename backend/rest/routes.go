@@ -372,11 +372,13 @@ func (a *api) routes() []route {
 		},
 		{
 			method: "POST", path: "/api/v1/instances/{id}/typing", operationID: "sendTyping", serve: callWithBody(a.sendTyping),
-			tag: "Messages", scope: "messages:send", status: http.StatusAccepted, errors: []int{422, 503},
+			tag: "Messages", scope: "messages:send", status: http.StatusAccepted, errors: []int{409, 422, 503},
 			summary: "Show a typing indicator",
 			returns: "The indicator was handed to the channel.",
 			description: "Shows `composing` (typing) or `recording` in a chat for a few seconds, or stops it (`paused`). Nothing is stored " +
-				"and no event is recorded. The instance must be connected.",
+				"and no event is recorded. The instance must be connected (409 `instance_not_connected`). WhatsApp Cloud shows it only " +
+				"in answer to the newest message received in the chat, which it marks read (the chat is marked read here too); " +
+				"with nothing received it is 409 `no_received_message`.",
 			bodyExample: typingRequest{To: "+15551234567", State: "composing"},
 		},
 
