@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -116,5 +118,52 @@ func TestCancelledStatementIsUnavailable(t *testing.T) {
 	_, err = s.EventsByIDs(ctx, []string{"evt_x"})
 	if !domain.IsCode(err, domain.CodeUnavailable) {
 		t.Fatalf("a statement cancelled with its context: %v (code %v), want unavailable", err, domain.ErrorOf(err).Code)
+	}
+}
+
+// A PostgreSQL database closed to new connections for maintenance (ALTER DATABASE …
+// ALLOW_CONNECTIONS false, its sessions ended) is an outage like a restart: unavailable, so
+// the API answers 503 with Retry-After, not 500. Once it opens again, everything works.
+func TestDatabaseClosedToConnectionsIsUnavailable(t *testing.T) {
+	s := storetest.Open(t, store.Postgres)
+	u, err := url.Parse(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	admin, err := sql.Open("postgres", storetest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	ctx := context.Background()
+	set := func(allow bool) {
+		t.Helper()
+		if _, err := admin.ExecContext(ctx, `ALTER DATABASE "`+name+`" ALLOW_CONNECTIONS `+map[bool]string{true: "true", false: "false"}[allow]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(false)
+	t.Cleanup(func() { set(true) })
+	if _, err := admin.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, name); err != nil {
+		t.Fatal(err)
+	}
+	// The pool's connections are gone: the next statements need new ones, which are refused.
+	for range 3 {
+		_, err = s.EventsByIDs(ctx, []string{"evt_x"})
+		if domain.IsCode(err, domain.CodeUnavailable) {
+			break
+		}
+	}
+	if !domain.IsCode(err, domain.CodeUnavailable) || domain.ErrorOf(err).Reason != store.ReasonUnavailable {
+		t.Fatalf("a read while the database refuses connections: %v, want unavailable", err)
+	}
+	err = s.Tx(ctx, func(*store.Tx) error { return nil })
+	if !domain.IsCode(err, domain.CodeUnavailable) {
+		t.Fatalf("a transaction while the database refuses connections: %v, want unavailable", err)
+	}
+	set(true)
+	if _, err := s.EventsByIDs(ctx, []string{"evt_x"}); err != nil {
+		t.Fatalf("after the database opened again: %v", err)
 	}
 }

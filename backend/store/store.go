@@ -461,8 +461,9 @@ const ReasonUnavailable = "unavailable"
 // unreachable reports whether err says the database could not be reached or is restarting,
 // rather than that the statement was wrong: connection refused or reset, a connection the
 // server closed (admin shutdown 57P01, crash 57P02, starting up 57P03, class 08 connection
-// exceptions, too many connections 53300), database/sql's bad and closed connections, and
-// SQLite's busy and locked database past its busy timeout.
+// exceptions, too many connections 53300, a database closed to new connections for
+// maintenance: 55000 "is not currently accepting connections"), database/sql's bad and
+// closed connections, and SQLite's busy and locked database past its busy timeout.
 func unreachable(err error) bool {
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
@@ -474,6 +475,8 @@ func unreachable(err error) bool {
 		switch code := string(pqErr.Code); {
 		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03", code == "53300":
 			return true
+		case code == "55000": // object_not_in_prerequisite_state: only this one means "closed for now"
+			return strings.Contains(pqErr.Message, "not currently accepting connections")
 		}
 		return false
 	}
