@@ -281,7 +281,7 @@ func Restore(ctx context.Context, rawURL, src string) (RestoreResult, error) {
 	}
 
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, fmt.Errorf("store: restore: %w", err)
 	}
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".restore-*")
@@ -366,8 +366,10 @@ func LockForServe(rawURL string) (unlock func(), err error) {
 	if d == Postgres {
 		return func() {}, nil
 	}
+	// The directory holds the database (password and key hashes): the owner's alone, as
+	// Open makes it; serve creates it here first.
 	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("store: create %s: %w", dir, err)
 		}
 	}

@@ -74,6 +74,20 @@ func TestOpenSQLiteForms(t *testing.T) {
 	}
 }
 
+// serve takes its lock before it opens the database, creating the directory: the owner's
+// alone there too (it was 0755, whatever Open then meant to make it).
+func TestServeLockCreatesAPrivateDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data", "sb")
+	unlock, err := store.LockForServe("sqlite://" + filepath.Join(dir, "switchboard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("directory: %v, err %v, want mode 0700", st.Mode().Perm(), err)
+	}
+}
+
 // A PostgreSQL URL that does not parse, or names a server that refuses, is reported without
 // its password (net/url and the driver quote the URL whole).
 func TestOpenErrorsHideThePassword(t *testing.T) {
