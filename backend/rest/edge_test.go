@@ -1,7 +1,10 @@
 package rest_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -281,4 +284,32 @@ func TestHooksKeepNULEscapes(t *testing.T) {
 			t.Errorf("param %v", got["param"])
 		}
 	})
+}
+
+// An Idempotency-Key header sent empty, or twice, is refused naming the header, and nothing
+// is done: the client meant the request to be safe to retry, so it is not run as if the
+// header were absent.
+func TestIdempotencyKeyEmptyOrRepeatedIsRefused(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	body, _ := json.Marshal(newHook)
+	for _, keys := range [][]string{{""}, {"a", "b"}} {
+		req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/webhooks", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header["Idempotency-Key"] = keys
+		res, err := e.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		got := (&response{Response: res, body: raw}).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != "Idempotency-Key" {
+			t.Errorf("%q: param %v", keys, got["param"])
+		}
+	}
+	if n := len(e.do("GET", "/api/v1/webhooks", secret, nil).want(t, http.StatusOK).json(t)["data"].([]any)); n != 0 {
+		t.Errorf("%d webhooks created by refused requests", n)
+	}
 }

@@ -19,11 +19,18 @@ import (
 // route's: a key without it is refused before anything is replayed or kept.
 func (a *api) idempotent(scope domain.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" {
+		// A header sent empty or twice is refused (by Begin, or here), not taken as absent:
+		// the client meant the request to be safe to retry.
+		keys, sent := r.Header["Idempotency-Key"]
+		if r.Method != http.MethodPost || !sent {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if len(keys) != 1 {
+			a.error(w, r, domain.Invalid("Idempotency-Key", "send one Idempotency-Key header, not %d", len(keys)))
+			return
+		}
+		key := keys[0]
 		var body []byte
 		if r.Body != nil {
 			var err error
