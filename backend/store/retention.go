@@ -232,7 +232,10 @@ func (q q) clicksRolledUpTo(ctx context.Context, linkID string) (*time.Time, err
 
 // rollUpClicks counts a link's raw clicks in [from, to) (whole UTC days) into the rollups
 // and moves its clicks_rolled_up_to to to. Moving the mark first locks the link's row, so
-// two pruners never roll up the same day.
+// two pruners never roll up the same day. Clicks are rolled up by the quarter hour (the
+// column is still named hour, which it was before): every time zone's hours start on a
+// quarter hour (Asia/Kolkata's at :30 UTC, Asia/Kathmandu's at :15), so stats in any zone
+// count pruned days exactly.
 func (t *Tx) rollUpClicks(ctx context.Context, linkID string, from, to time.Time) error {
 	res, err := t.exec(ctx, `UPDATE links SET clicks_rolled_up_to = ?
 		WHERE id = ? AND (clicks_rolled_up_to IS NULL OR clicks_rolled_up_to <= ?)`, to.UTC(), linkID, from.UTC())
@@ -242,7 +245,7 @@ func (t *Tx) rollUpClicks(ctx context.Context, linkID string, from, to time.Time
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // rolled up meanwhile
 	}
-	hour := t.period("at", "hour")
+	hour := t.period("at", "quarter")
 	var groups []struct {
 		Hour         string `db:"hour"`
 		Bot          bool   `db:"bot"`
@@ -263,7 +266,7 @@ func (t *Tx) rollUpClicks(ctx context.Context, linkID string, from, to time.Time
 		n := min(len(groups), perStatement)
 		args := make([]any, 0, n*9)
 		for _, g := range groups[:n] {
-			at, err := time.Parse(periodLayouts["hour"], g.Hour)
+			at, err := time.Parse(periodLayouts["quarter"], g.Hour)
 			if err != nil {
 				return domain.Internal(err)
 			}
@@ -304,15 +307,30 @@ func (t *Tx) rollUpClicks(ctx context.Context, linkID string, from, to time.Time
 }
 
 // periodLayouts are the Go layouts of period's values ("2006-01-02" for a day).
-var periodLayouts = map[string]string{"day": "2006-01-02", "hour": "2006-01-02 15"}
+var periodLayouts = map[string]string{"day": "2006-01-02", "hour": "2006-01-02 15", "quarter": "2006-01-02 15:04"}
 
-// period is the SQL that turns a time column into the UTC start of its day or hour, as
-// "2006-01-02" or "2006-01-02 15".
+// period is the SQL that turns a time column into the UTC start of its day, hour or quarter
+// hour, as "2006-01-02", "2006-01-02 15" or "2006-01-02 15:04".
 func (q q) period(col, p string) string {
 	if q.s.dialect == Postgres {
+		if p == "quarter" {
+			return `to_char(date_trunc('hour', ` + col + ` AT TIME ZONE 'UTC') + floor(date_part('minute', ` + col +
+				` AT TIME ZONE 'UTC') / 15) * interval '15 minutes', 'YYYY-MM-DD HH24:MI')`
+		}
 		return `to_char(` + col + ` AT TIME ZONE 'UTC', '` + map[string]string{"day": "YYYY-MM-DD", "hour": "YYYY-MM-DD HH24"}[p] + `')`
 	}
+	if p == "quarter" { // SQLite stores times as text in UTC: "2006-01-02 15:04:05.999999999+00:00"
+		return "substr(" + col + ", 1, 14) || printf('%02d', CAST(substr(" + col + ", 15, 2) AS INTEGER) / 15 * 15)"
+	}
 	return "substr(" + col + ", 1, " + map[string]string{"day": "10", "hour": "13"}[p] + ")"
+}
+
+// DueBy brings a queued job forward to latest when it is due later: periodic work whose
+// interval was shortened runs on the new schedule, not one interval of the old one later.
+func (t *Tx) DueBy(ctx context.Context, id string, latest time.Time) error {
+	_, err := t.exec(ctx, `UPDATE jobs SET run_at = ?, updated_at = ? WHERE id = ? AND status = ? AND run_at > ?`,
+		latest.UTC(), latest.UTC(), id, JobQueued, latest.UTC())
+	return err
 }
 
 // EnsureJob inserts a job with a fixed id unless it exists; one that failed (ran out of

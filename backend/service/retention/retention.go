@@ -237,13 +237,17 @@ func (p *Pruner) commit(ctx context.Context, tx *store.Tx, done []jobs.Done) err
 
 // Schedule makes sure the prune job exists: it creates it, due now, unless it is already
 // queued or running (from an earlier start or another replica); a job that somehow ended
-// as failed is queued again. Every replica calls it at start.
+// as failed is queued again. One queued for later than this replica's Interval from now
+// (the interval was shortened) is brought forward to that. Every replica calls it at start.
 func (p *Pruner) Schedule(ctx context.Context) error {
 	now := p.cfg.Clock.Now()
 	j := p.next(now)
 	j.RunAt = now
 	return p.st.Tx(ctx, func(tx *store.Tx) error {
 		if err := tx.EnsureJob(ctx, j); err != nil {
+			return err
+		}
+		if err := tx.DueBy(ctx, jobID, now.Add(p.cfg.Interval)); err != nil {
 			return err
 		}
 		tx.AnnounceWake(jobs.ChannelJobs, JobKind)

@@ -349,6 +349,25 @@ func TestPruneJobRunsOnceAcrossReplicas(t *testing.T) {
 			if n, _ := st.CountJobs(ctx, JobKind); n != 1 {
 				t.Fatalf("%d prune jobs after a restart, want one", n)
 			}
+
+			// A replica started with a shorter interval brings the job forward to it, rather
+			// than waiting out the old one; a longer interval leaves it as it is.
+			shorter := testConfig(clk)
+			shorter.Interval = 10 * time.Minute
+			if err := New(st, shorter).Schedule(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if j := next(); !j.RunAt.Equal(t0.Add(time.Hour+10*time.Minute)) || j.Status != store.JobQueued {
+				t.Fatalf("after a restart with a 10-minute interval: due %v, want %v", j.RunAt, t0.Add(time.Hour+10*time.Minute))
+			}
+			longer := testConfig(clk)
+			longer.Interval = 24 * time.Hour
+			if err := New(st, longer).Schedule(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if j := next(); !j.RunAt.Equal(t0.Add(time.Hour + 10*time.Minute)) {
+				t.Fatalf("a longer interval moved the job to %v", j.RunAt)
+			}
 		})
 	}
 }
