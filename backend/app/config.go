@@ -142,7 +142,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_PER_WORKSPACE", "", strconv.Itoa(DefaultWebhookPerWorkspace), "deliveries in flight to one workspace's endpoints together, across all replicas (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
-	{"SWITCHBOARD_DB_MAX_CONNS", "", strconv.Itoa(store.DefaultPoolSize), "PostgreSQL connections per replica (2 to 500; each replica also holds one for notifications)"},
+	{"SWITCHBOARD_DB_MAX_CONNS", "", strconv.Itoa(store.DefaultPoolSize), "PostgreSQL connections per replica (2 to 500; each replica also holds one for notifications and one for readiness checks)"},
 	{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "", store.DefaultAcquireTimeout.String(), "how long a request waits for a free database connection before it is answered 503 unavailable (10ms to 1m)"},
 	{"SWITCHBOARD_METRICS_ADDR", "", "", "address of a separate listener serving Prometheus /metrics (e.g. 127.0.0.1:9091); empty = metrics are not served. The main address never serves them"},
 	{"SWITCHBOARD_SHORT_HOST", "", "", "origin of a dedicated short-link domain (e.g. https://sho.rt) answering /{slug}; empty = short links are BASE_URL/l/{slug}"},
@@ -283,6 +283,8 @@ func (c Config) Validate() error {
 	}
 	if c.DatabaseURL == "" {
 		bad("DATABASE_URL", "empty")
+	} else if err := store.CheckURL(c.DatabaseURL); err != nil {
+		bad("DATABASE_URL", "%s", strings.TrimPrefix(err.Error(), "store: "))
 	}
 	// A base URL derived from a bad address would only repeat the address's mistake.
 	if err := checkOrigin(c.BaseURL); err != nil && (addrErr == nil || c.BaseURL != BaseURLFor(c.Addr)) {

@@ -147,6 +147,8 @@ func TestFromEnvEdgeValues(t *testing.T) {
 		{"SWITCHBOARD_RETENTION_INTERVAL", "-5m", "between 1m and 24h"},
 		{"SWITCHBOARD_RETENTION_INTERVAL", "1ms", "between 1m and 24h"},
 		{"SWITCHBOARD_RETENTION_INTERVAL", "48h", "between 1m and 24h"},
+		{"DATABASE_URL", "postgress://db.example.com/sb", "unknown database URL scheme"},
+		{"DATABASE_URL", "sqlite://", "empty SQLite path"},
 	}
 	for _, r := range refused {
 		_, err := from(map[string]string{r.env: r.value})
@@ -164,9 +166,11 @@ func TestFromEnvEdgeValues(t *testing.T) {
 		t.Fatalf("SWITCHBOARD_ADDR=foo: %v", err)
 	}
 	// Every problem is reported at once, so an operator fixes them in one go.
-	_, err = from(map[string]string{"SWITCHBOARD_RATE_BURST": "0", "SWITCHBOARD_WEBHOOK_WORKERS": "-3"})
-	if err == nil || !strings.Contains(err.Error(), "SWITCHBOARD_RATE_BURST") || !strings.Contains(err.Error(), "SWITCHBOARD_WEBHOOK_WORKERS") {
-		t.Fatalf("two mistakes: %v", err)
+	_, err = from(map[string]string{"SWITCHBOARD_RATE_BURST": "0", "SWITCHBOARD_WEBHOOK_WORKERS": "-3", "DATABASE_URL": "mysql://x"})
+	for _, env := range []string{"SWITCHBOARD_RATE_BURST", "SWITCHBOARD_WEBHOOK_WORKERS", "DATABASE_URL"} {
+		if err == nil || !strings.Contains(err.Error(), env) {
+			t.Fatalf("three mistakes, %s not among them: %v", env, err)
+		}
 	}
 	// Validate names the flag too, for values that flags set.
 	cfg, _ = from(nil)

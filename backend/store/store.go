@@ -171,6 +171,13 @@ var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]+):`)
 
 // parseURL tells the dialect of a database URL and, for SQLite, the file path. The error
 // names the scheme only: the URL may carry a password.
+// CheckURL tells whether rawURL names a database Open can open (its scheme, and a path for
+// SQLite), without opening it: configuration checks list it with the other mistakes.
+func CheckURL(rawURL string) error {
+	_, _, err := parseURL(rawURL)
+	return err
+}
+
 func parseURL(rawURL string) (Dialect, string, error) {
 	scheme := ""
 	if m := urlScheme.FindStringSubmatch(rawURL); m != nil {
