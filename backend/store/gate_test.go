@@ -167,3 +167,27 @@ func TestDatabaseClosedToConnectionsIsUnavailable(t *testing.T) {
 		t.Fatalf("after the database opened again: %v", err)
 	}
 }
+
+// The readiness ping's own connection, closed by the server while idle, does not make the
+// next ping report an outage: the API's pool recovers on its next statement, and so does it.
+func TestPingSurvivesItsConnectionBeingClosed(t *testing.T) {
+	s := storetest.Open(t, store.Postgres)
+	ctx := context.Background()
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(s.URL())
+	admin, err := sql.Open("postgres", storetest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var n int
+	if err := admin.QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1`,
+		strings.TrimPrefix(u.Path, "/")).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("terminated %d sessions: %v", n, err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("the ping after its connection was closed: %v", err)
+	}
+}

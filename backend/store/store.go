@@ -231,8 +231,16 @@ func (s *Store) Close() error {
 }
 
 // Ping checks the database answers (for /readyz), on a connection of its own: with every
-// pooled connection in use it still answers at once.
-func (s *Store) Ping(ctx context.Context) error { return s.probe.PingContext(ctx) }
+// pooled connection in use it still answers at once. A probe connection the server closed
+// meanwhile (a restart since, an idle-session timeout, pg_terminate_backend) fails once and
+// is dropped: the ping is tried again on a new one, unless the time is up.
+func (s *Store) Ping(ctx context.Context) error {
+	err := s.probe.PingContext(ctx)
+	if err != nil && ctx.Err() == nil {
+		err = s.probe.PingContext(ctx)
+	}
+	return err
+}
 
 // Queries is the number of statements run so far.
 func (s *Store) Queries() int64 { return s.queries.Load() }
