@@ -313,3 +313,31 @@ func TestIdempotencyKeyEmptyOrRepeatedIsRefused(t *testing.T) {
 		t.Errorf("%d webhooks created by refused requests", n)
 	}
 }
+
+// A key given twice in one object is refused, naming it by its path: JSON decoders keep
+// the last one, so the request would silently mean something other than what was sent.
+func TestDuplicateKeysAreRefused(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	for body, param := range map[string]string{
+		`{"url":"https://example.com/a","url":"https://example.com/b"}`:                                        "url",
+		`{"url":"https://example.com/a","metadata":{"k":1,"k":2}}`:                                             "metadata.k",
+		`{"url":"https://example.com/a","utm":{"source":"x"},"tags":["a"],"utm":{"source":"y"}}`:               "utm",
+		`{"links":[{"url":"https://example.com/a"},{"url":"https://example.com/b","slug":"x1y","slug":"x2y"}]}`: "links[1].slug",
+	} {
+		path := "/api/v1/links"
+		if strings.HasPrefix(body, `{"links"`) {
+			path = "/api/v1/links/bulk"
+		}
+		got := e.do("POST", path, secret, body).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != param {
+			t.Errorf("%s: param %v, want %s", body, got["param"], param)
+		}
+	}
+	// The same key in different objects is fine.
+	e.do("POST", "/api/v1/links", secret, `{"url":"https://example.com/a","metadata":{"url":"x","k":{"url":"y"}},"tags":["url","url"]}`).
+		want(t, http.StatusCreated)
+	if n := len(e.do("GET", "/api/v1/links", secret, nil).want(t, http.StatusOK).json(t)["data"].([]any)); n != 1 {
+		t.Errorf("%d links, want the one valid request's", n)
+	}
+}
