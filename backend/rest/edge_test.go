@@ -320,9 +320,9 @@ func TestDuplicateKeysAreRefused(t *testing.T) {
 	e := newEnv(t, store.SQLite, rest.Options{})
 	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
 	for body, param := range map[string]string{
-		`{"url":"https://example.com/a","url":"https://example.com/b"}`:                                        "url",
-		`{"url":"https://example.com/a","metadata":{"k":1,"k":2}}`:                                             "metadata.k",
-		`{"url":"https://example.com/a","utm":{"source":"x"},"tags":["a"],"utm":{"source":"y"}}`:               "utm",
+		`{"url":"https://example.com/a","url":"https://example.com/b"}`:                                         "url",
+		`{"url":"https://example.com/a","metadata":{"k":1,"k":2}}`:                                              "metadata.k",
+		`{"url":"https://example.com/a","utm":{"source":"x"},"tags":["a"],"utm":{"source":"y"}}`:                "utm",
 		`{"links":[{"url":"https://example.com/a"},{"url":"https://example.com/b","slug":"x1y","slug":"x2y"}]}`: "links[1].slug",
 	} {
 		path := "/api/v1/links"
