@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -67,7 +68,8 @@ func Verify(secret, msgID, timestamp, signatures string, body []byte, now time.T
 	}
 	ts := time.Unix(sec, 0)
 	if d := now.Sub(ts); d > Tolerance || d < -Tolerance {
-		return errors.New("webhook-timestamp is too far from now")
+		return fmt.Errorf("webhook-timestamp is %s from now; at most %s is accepted (check the sender's clock, and sign each try anew)",
+			d.Round(time.Second).Abs(), Tolerance)
 	}
 	want := []byte(signature(key, msgID, ts, body))
 	for _, s := range strings.Fields(signatures) {
@@ -76,5 +78,5 @@ func Verify(secret, msgID, timestamp, signatures string, body []byte, now time.T
 			return nil
 		}
 	}
-	return errors.New("no signature matches")
+	return errors.New("no v1 signature in webhook-signature matches the id, timestamp and body (a wrong secret, or a body changed after signing)")
 }

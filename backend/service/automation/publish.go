@@ -33,8 +33,13 @@ type Call struct {
 // (never telling which, nor anything about a workspace).
 var errUnknownEndpoint = &domain.Error{Code: domain.CodeNotFound, Reason: "not_found", Message: "no such endpoint"}
 
-var errBadSignature = &domain.Error{Code: domain.CodeUnauthenticated, Reason: "invalid_signature",
-	Message: "the call's signature does not verify with this endpoint's secret"}
+// badSignature says why a Standard Webhooks call does not verify (headers missing, a
+// timestamp too far from now, no signature matching): the reasons name no secret, and a
+// developer wiring a tool up needs them.
+func badSignature(why error) error {
+	return &domain.Error{Code: domain.CodeUnauthenticated, Reason: "invalid_signature",
+		Message: "the call does not verify with this endpoint's secret: " + why.Error()}
+}
 
 // endpoint finds the enabled endpoint of a token (cached; every change drops it).
 func (a *Automation) endpoint(ctx context.Context, token string) (store.StoredPublisher, error) {
@@ -192,8 +197,8 @@ func (a *Automation) verify(p store.StoredPublisher, call Call) error {
 	}
 	switch p.Verification {
 	case domain.VerifyStandardWebhooks:
-		if webhook.Verify(secret, call.WebhookID, call.WebhookTimestamp, call.WebhookSignature, call.Body, a.s.Clock().Now()) != nil {
-			return errBadSignature
+		if err := webhook.Verify(secret, call.WebhookID, call.WebhookTimestamp, call.WebhookSignature, call.Body, a.s.Clock().Now()); err != nil {
+			return badSignature(err)
 		}
 	case domain.VerifyHeaderToken:
 		if subtle.ConstantTimeCompare([]byte(call.HeaderToken), []byte(secret)) != 1 {
