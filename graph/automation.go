@@ -81,23 +81,18 @@ func (r *mutationResolver) CreateAutomationEndpoint(ctx context.Context, input m
 	return r.endpointPayload(r.auto.Create(ctx, actor(ctx), in))
 }
 
+// UpdateAutomationEndpoint changes the given fields; the fields given as null follow the
+// service's rules, as in REST's PATCH (null removes the schema or the action, and is refused
+// for name, verification and enabled).
 func (r *mutationResolver) UpdateAutomationEndpoint(ctx context.Context, id string, input model.UpdateAutomationEndpointInput) (*model.AutomationEndpointPayload, error) {
-	in := automation.EndpointInput{Name: input.Name, Verification: verification(input.Verification), Enabled: input.Enabled}
-	if schema, set := input.Schema.ValueOK(); set {
-		in.Schema = schema
-		if len(in.Schema) == 0 {
-			in.Schema = json.RawMessage("null") // null removes the schema
+	in := automation.EndpointInput{Name: input.Name, Verification: verification(input.Verification), Enabled: input.Enabled,
+		Schema: input.Schema.Value(), Remove: nullFields(ctx, "input")}
+	if act := input.Action.Value(); act != nil {
+		a, err := actionInput(act)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if act, set := input.Action.ValueOK(); set {
-		in.Action = &domain.Action{} // null removes the action
-		if act != nil {
-			a, err := actionInput(act)
-			if err != nil {
-				return nil, err
-			}
-			in.Action = a
-		}
+		in.Action = a
 	}
 	return r.endpointPayload(r.auto.Update(ctx, actor(ctx), id, in))
 }

@@ -68,32 +68,16 @@ func (r *mutationResolver) CreateInstance(ctx context.Context, input model.Creat
 		Channel: deref(input.Channel), Config: cfg, MessagesPerSecond: input.MessagesPerSecond, Connect: deref(input.Connect)}))
 }
 
-// UpdateInstance changes the given fields, as REST's PATCH: null is refused for name and
-// config (a setting is reset by its own null inside config) and sets messagesPerSecond back
-// to its default.
+// UpdateInstance changes the given fields; the fields given as null are named in Remove, for
+// the service to apply the same rules as REST's PATCH.
 func (r *mutationResolver) UpdateInstance(ctx context.Context, id string, input model.UpdateInstanceInput) (*model.Instance, error) {
-	name, err := required(input.Name, "name")
+	cfg, err := decodeObject[any](input.Config.Value(), "config")
 	if err != nil {
 		return nil, err
 	}
-	raw, set := input.Config.ValueOK()
-	if set && nullJSON(raw) {
-		return nil, domain.Invalid("config", "config cannot be removed: send a new value or leave it out")
-	}
-	cfg, err := decodeObject[any](raw, "config")
-	if err != nil {
-		return nil, err
-	}
-	mps, set := input.MessagesPerSecond.ValueOK()
-	if set && mps == nil {
-		mps = ptr(messaging.DefaultMessagesPerSecond)
-	}
-	return instanceResult(r.msg.Instances.Update(ctx, actor(ctx), id, messaging.UpdateInstanceInput{Name: name,
-		Config: cfg, MessagesPerSecond: mps}))
+	return instanceResult(r.msg.Instances.Update(ctx, actor(ctx), id, messaging.UpdateInstanceInput{Name: input.Name.Value(),
+		Config: cfg, MessagesPerSecond: input.MessagesPerSecond.Value(), Remove: nullFields(ctx, "input")}))
 }
-
-// nullJSON reports whether a JSON scalar was sent as null.
-func nullJSON(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
 func (r *mutationResolver) DeleteInstance(ctx context.Context, id string) (*model.Instance, error) {
 	return instanceResult(r.msg.Instances.Delete(ctx, actor(ctx), id))
@@ -312,15 +296,11 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, instanceID string, i
 		Description: deref(input.Description), Participants: input.Participants}))
 }
 
-// UpdateGroup changes the given fields: null is refused for the subject and removes the
-// description, as REST's PATCH.
+// UpdateGroup changes the given fields; the fields given as null follow the service's
+// rules, as in REST's PATCH.
 func (r *mutationResolver) UpdateGroup(ctx context.Context, instanceID string, id string, input model.UpdateGroupInput) (*model.Group, error) {
-	subject, err := required(input.Subject, "subject")
-	if err != nil {
-		return nil, err
-	}
-	return groupResult(r.msg.Groups.Update(ctx, actor(ctx), instanceID, id, messaging.UpdateGroupInput{Subject: subject,
-		Description: clearable(input.Description)}))
+	return groupResult(r.msg.Groups.Update(ctx, actor(ctx), instanceID, id, messaging.UpdateGroupInput{
+		Subject: input.Subject.Value(), Description: input.Description.Value(), Remove: nullFields(ctx, "input")}))
 }
 
 func (r *mutationResolver) ChangeGroupParticipants(ctx context.Context, instanceID string, id string, add []string, remove []string) (*model.Group, error) {
@@ -372,21 +352,14 @@ func (r *mutationResolver) CreateContact(ctx context.Context, instanceID string,
 	return contactResult(r.msg.Contacts.Create(ctx, actor(ctx), instanceID, in))
 }
 
-// UpdateContact changes the given fields; null removes the name, the labels or the
-// attributes, as REST's PATCH.
+// UpdateContact changes the given fields; the fields given as null follow the service's
+// rules, as in REST's PATCH.
 func (r *mutationResolver) UpdateContact(ctx context.Context, instanceID string, id string, input model.UpdateContactInput) (*model.Contact, error) {
-	labels, labelsSet := input.Labels.ValueOK()
-	attrs, attrsSet := input.Attributes.ValueOK()
-	in, err := contactInput(clearable(input.Name), labels, attrs)
+	in, err := contactInput(input.Name.Value(), input.Labels.Value(), input.Attributes.Value())
 	if err != nil {
 		return nil, err
 	}
-	if labelsSet && labels == nil {
-		in.Labels = &[]string{}
-	}
-	if attrsSet && nullJSON(attrs) {
-		in.Attributes = &map[string]string{}
-	}
+	in.Remove = nullFields(ctx, "input")
 	return contactResult(r.msg.Contacts.Update(ctx, actor(ctx), instanceID, id, in))
 }
 

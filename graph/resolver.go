@@ -2,6 +2,9 @@ package graph
 
 import (
 	"context"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/automation"
@@ -67,4 +70,39 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// nullFields names the fields of the input object argument arg that the operation gave as
+// null (in the query or through a variable), by the service's names (messagesPerSecond is
+// messages_per_second), for an update's Remove: the GraphQL side of REST's nullFields. What
+// null does to each field is the service's rule. gqlgen decodes null like an absent field
+// unless the field is omittable; the argument is read here as gqlgen reads it before
+// decoding, so the two agree, and every field of the input is covered.
+func nullFields(ctx context.Context, arg string) map[string]bool {
+	out := map[string]bool{}
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil {
+		return out
+	}
+	in, _ := fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)[arg].(map[string]any)
+	for name, v := range in {
+		if v == nil {
+			out[snakeCase(name)] = true
+		}
+	}
+	return out
+}
+
+// snakeCase turns a GraphQL field name into the service's ("eventTypes" → "event_types"),
+// the reverse of camelCase.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -3,8 +3,6 @@ package graph
 import (
 	"context"
 
-	"github.com/99designs/gqlgen/graphql"
-
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/service"
@@ -60,39 +58,19 @@ func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.Create
 	return &model.CreateWebhookPayload{Secret: secret, Webhook: ptr(toWebhook(h))}, nil
 }
 
-// UpdateWebhook changes the fields that are given; null or "" removes the description and
-// the instance filter, and null is refused for the fields an endpoint cannot be without, as
-// REST's PATCH does.
+// UpdateWebhook changes the fields that are given; the fields given as null follow the
+// service's rules, as in REST's PATCH.
 func (r *mutationResolver) UpdateWebhook(ctx context.Context, id string, input model.UpdateWebhookInput) (*model.Webhook, error) {
-	var in service.UpdateWebhookInput
-	var err error
-	if in.URL, err = required(input.URL, "url"); err != nil {
-		return nil, err
-	}
-	if in.Enabled, err = required(input.Enabled, "enabled"); err != nil {
-		return nil, err
-	}
-	if types, set := input.EventTypes.ValueOK(); set {
-		if types == nil {
-			return nil, domain.Invalid("event_types", "eventTypes cannot be removed: send a new value or leave it out")
-		}
+	in := service.UpdateWebhookInput{URL: input.URL.Value(), Description: input.Description.Value(),
+		InstanceID: input.InstanceID.Value(), Enabled: input.Enabled.Value(), Remove: nullFields(ctx, "input")}
+	if types := input.EventTypes.Value(); types != nil {
 		in.EventTypes = &types
 	}
-	in.Description, in.InstanceID = clearable(input.Description), clearable(input.InstanceID)
 	h, err := r.svc.Webhooks.Update(ctx, actor(ctx), id, in)
 	if err != nil {
 		return nil, err
 	}
 	return ptr(toWebhook(h)), nil
-}
-
-// required reads a field that cannot be cleared: absent is nil, null is refused.
-func required[T any](o graphql.Omittable[*T], param string) (*T, error) {
-	v, set := o.ValueOK()
-	if set && v == nil {
-		return nil, domain.Invalid(param, "%s cannot be removed: send a new value or leave it out", camelCase(param))
-	}
-	return v, nil
 }
 
 func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (bool, error) {

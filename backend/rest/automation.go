@@ -51,7 +51,8 @@ type createEndpointRequest struct {
 }
 
 // updateEndpointRequest is the body of PATCH /automation/endpoints/{id}: fields left out are
-// kept; null removes the schema or the action (updateEndpoint reads the nulls).
+// kept; null removes the schema or the action (the service's rules, given the fields sent
+// as null).
 type updateEndpointRequest struct {
 	endpointPath
 	Name         *string       `json:"name,omitempty" maxLength:"200" example:"Orders (shop)" doc:"A name for people."`
@@ -115,19 +116,8 @@ func (a *api) getEndpoint(r *http.Request, p endpointPath) (domain.PublisherObje
 }
 
 func (a *api) updateEndpoint(r *http.Request, in updateEndpointRequest, body []byte) (endpointWithSecret, error) {
-	// encoding/json reads null like a left-out field: null removes the schema or the
-	// action; an endpoint cannot be without a name, a verification kind or enabled.
-	nulls := nullFields(body)
-	if err := cannotRemove(nulls, "name", "verification", "enabled"); err != nil {
-		return endpointWithSecret{}, err
-	}
 	upd := endpointInput(in.Name, in.Verification, (*jsonObject)(in.Schema), in.Action, in.Enabled)
-	if nulls["schema"] {
-		upd.Schema = json.RawMessage("null")
-	}
-	if nulls["action"] {
-		upd.Action = &domain.Action{}
-	}
+	upd.Remove = nullFields(body) // the service applies PATCH's null rules
 	c, err := a.opts.Automation.Update(r.Context(), actor(r), in.ID, upd)
 	return a.withSecret(c), err
 }

@@ -75,16 +75,7 @@ func (a *api) getContact(r *http.Request, p contactPath) (domain.ContactObject, 
 func (a *api) updateContact(r *http.Request, in updateContactRequest, body []byte) (domain.ContactObject, error) {
 	ci := contactInput("", in.Name, in.Labels, nil)
 	ci.Attributes = in.Attributes
-	nulls := nullFields(body) // null removes the name, the labels or the attributes
-	if nulls["name"] {
-		ci.Name = ptr("")
-	}
-	if nulls["labels"] {
-		ci.Labels = &[]string{}
-	}
-	if nulls["attributes"] {
-		ci.Attributes = &map[string]string{}
-	}
+	ci.Remove = nullFields(body) // the service applies PATCH's null rules
 	c, err := a.opts.Messaging.Contacts.Update(r.Context(), actor(r), in.ID, in.ContactID, ci)
 	return c.Object(), err
 }

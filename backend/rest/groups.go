@@ -59,15 +59,9 @@ func (a *api) getGroup(r *http.Request, p groupPath) (domain.GroupObject, error)
 }
 
 func (a *api) updateGroup(r *http.Request, in updateGroupRequest, body []byte) (domain.GroupObject, error) {
-	nulls := nullFields(body) // a group cannot be without a subject; null removes the description
-	if err := cannotRemove(nulls, "subject"); err != nil {
-		return domain.GroupObject{}, err
-	}
-	if nulls["description"] {
-		in.Description = ptr("")
-	}
 	g, err := a.opts.Messaging.Groups.Update(r.Context(), actor(r), in.ID, in.GroupID, messaging.UpdateGroupInput{
-		Subject: in.Subject, Description: in.Description})
+		Subject: in.Subject, Description: in.Description,
+		Remove: nullFields(body)}) // the service applies PATCH's null rules
 	return g.Object(), err
 }
 

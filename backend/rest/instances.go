@@ -52,17 +52,9 @@ func (a *api) getInstance(r *http.Request, p instancePath) (domain.InstanceObjec
 }
 
 func (a *api) updateInstance(r *http.Request, in updateInstanceRequest, body []byte) (domain.InstanceObject, error) {
-	// null: refused for the name and the settings object (a setting is reset by its own
-	// null inside config); messages_per_second goes back to its default.
-	nulls := nullFields(body)
-	if err := cannotRemove(nulls, "name", "config"); err != nil {
-		return domain.InstanceObject{}, err
-	}
-	if nulls["messages_per_second"] {
-		in.MessagesPerSecond = ptr(messaging.DefaultMessagesPerSecond)
-	}
 	inst, err := a.opts.Messaging.Instances.Update(r.Context(), actor(r), in.ID, messaging.UpdateInstanceInput{
-		Name: in.Name, Config: in.Config, MessagesPerSecond: in.MessagesPerSecond})
+		Name: in.Name, Config: in.Config, MessagesPerSecond: in.MessagesPerSecond,
+		Remove: nullFields(body)}) // the service applies PATCH's null rules
 	return inst.Object(), err
 }
 

@@ -130,8 +130,8 @@ func decodeOptional(r *http.Request, dst any) error {
 }
 
 // nullFields names the top-level fields of a JSON object body sent as null, which
-// encoding/json reads like fields left out: a PATCH tells "remove" (or, for a field an
-// object cannot be without, a refusal) from "keep".
+// encoding/json reads like fields left out: a PATCH hands them to the service, whose rules
+// tell "remove" (or, for a field an object cannot be without, a refusal) from "keep".
 func nullFields(body []byte) map[string]bool {
 	var sent map[string]json.RawMessage
 	_ = json.Unmarshal(body, &sent) // the body decoded strictly already
@@ -142,16 +142,6 @@ func nullFields(body []byte) map[string]bool {
 		}
 	}
 	return out
-}
-
-// cannotRemove refuses null for a field an object cannot be without.
-func cannotRemove(nulls map[string]bool, names ...string) error {
-	for _, name := range names {
-		if nulls[name] {
-			return domain.Invalid(name, "%s cannot be removed: send a new value or leave it out", name)
-		}
-	}
-	return nil
 }
 
 // readOptionalBody reads a body that may be left out: nil when it is empty or blank.

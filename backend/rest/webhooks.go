@@ -18,7 +18,8 @@ type createWebhookRequest struct {
 
 // updateWebhookRequest is the body of PATCH /webhooks/{id}: fields left out are kept;
 // instance_id null (or "") removes the instance filter, description null (or "") the
-// description; url, event_types and enabled cannot be null (updateWebhook reads the nulls).
+// description; url, event_types and enabled cannot be null (the service's rules, given the
+// fields sent as null).
 type updateWebhookRequest struct {
 	webhookPath
 	URL         *string   `json:"url,omitempty" format:"uri" maxLength:"2048" doc:"Where to send events."`
@@ -77,20 +78,8 @@ func (a *api) getWebhook(r *http.Request, p webhookPath) (domain.WebhookObject, 
 }
 
 func (a *api) updateWebhook(r *http.Request, in updateWebhookRequest, body []byte) (domain.WebhookObject, error) {
-	// encoding/json reads null like a left-out field: an endpoint cannot be without these,
-	// and null removes the description or the instance filter.
-	nulls := nullFields(body)
-	if err := cannotRemove(nulls, "url", "event_types", "enabled"); err != nil {
-		return domain.WebhookObject{}, err
-	}
 	upd := service.UpdateWebhookInput{URL: in.URL, Description: in.Description, EventTypes: in.EventTypes,
-		InstanceID: in.InstanceID, Enabled: in.Enabled}
-	if nulls["description"] {
-		upd.Description = ptr("")
-	}
-	if nulls["instance_id"] {
-		upd.InstanceID = ptr("")
-	}
+		InstanceID: in.InstanceID, Enabled: in.Enabled, Remove: nullFields(body)} // the service applies PATCH's null rules
 	hook, err := a.svc.Webhooks.Update(r.Context(), actor(r), in.ID, upd)
 	return hook.Object(), err
 }

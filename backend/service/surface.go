@@ -23,6 +23,19 @@ func RequireWorkspace(a Actor, scope domain.Scope) (string, error) { return requ
 // checks before it reads an operation's input.
 func RequireScope(a Actor, scope domain.Scope) error { return requireScope(a, scope) }
 
+// CannotRemove refuses null for a field an object cannot be without. remove names the
+// fields an update sent as null (by their API names, as both transports pass them: REST's
+// PATCH from the body, GraphQL's update mutations from the input), and names are checked
+// in order: the first one sent as null is refused.
+func CannotRemove(remove map[string]bool, names ...string) error {
+	for _, name := range names {
+		if remove[name] {
+			return domain.Invalid(name, "%s cannot be removed: send a new value or leave it out", name)
+		}
+	}
+	return nil
+}
+
 // Change is what a mutation knows inside its transaction.
 type Change struct {
 	Tx          *store.Tx

@@ -252,6 +252,10 @@ type UpdateWebhookInput struct {
 	EventTypes       *[]string
 	InstanceID       *string
 	Enabled          *bool
+	// Remove names the fields an update sent as null: an endpoint cannot be without its
+	// url, event_types or enabled; null removes the description or the instance_id filter.
+	// REST's PATCH and GraphQL's updateWebhook fill it alike.
+	Remove map[string]bool
 }
 
 // Create registers an endpoint and returns it with its signing secret (whsec_...), which is
@@ -352,6 +356,15 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
 	if err != nil {
 		return domain.Webhook{}, err
+	}
+	if err := CannotRemove(in.Remove, "url", "event_types", "enabled"); err != nil {
+		return domain.Webhook{}, err
+	}
+	if in.Remove["description"] {
+		in.Description = new("")
+	}
+	if in.Remove["instance_id"] {
+		in.InstanceID = new("")
 	}
 	var next domain.Webhook
 	if in.URL != nil {

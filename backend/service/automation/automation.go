@@ -95,6 +95,10 @@ type EndpointInput struct {
 	Schema       json.RawMessage
 	Action       *domain.Action
 	Enabled      *bool
+	// Remove names the fields an update sent as null: an endpoint cannot be without its
+	// name, verification or enabled; null removes the schema or the action. REST's PATCH
+	// and GraphQL's updateAutomationEndpoint fill it alike.
+	Remove map[string]bool
 }
 
 // Created is an endpoint with its verification secret, shown this once.
@@ -297,6 +301,19 @@ func (a *Automation) Get(ctx context.Context, ac service.Actor, id string) (doma
 
 // Update changes an endpoint. A new verification kind gets a new secret (returned).
 func (a *Automation) Update(ctx context.Context, ac service.Actor, id string, in EndpointInput) (Created, error) {
+	// A null is refused whichever endpoint id names (and before it is looked for).
+	if _, err := service.RequireWorkspace(ac, domain.ScopeAutomationWrite); err != nil {
+		return Created{}, err
+	}
+	if err := service.CannotRemove(in.Remove, "name", "verification", "enabled"); err != nil {
+		return Created{}, err
+	}
+	if in.Remove["schema"] {
+		in.Schema = json.RawMessage("null")
+	}
+	if in.Remove["action"] {
+		in.Action = &domain.Action{}
+	}
 	var out Created
 	err := a.mutate(ctx, ac, id, domain.EventAutomationEndpointUpdated, func(c service.Change, p *store.StoredPublisher) error {
 		before := p.Verification

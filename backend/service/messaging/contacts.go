@@ -34,6 +34,10 @@ type ContactInput struct {
 	Name       *string
 	Labels     *[]string
 	Attributes *map[string]string
+	// Remove names the fields an update sent as null: null removes the name, the labels
+	// or the attributes (a contact can be without each). REST's PATCH and GraphQL's
+	// updateContact fill it alike.
+	Remove map[string]bool
 }
 
 // Create adds a contact; an address the instance already has is 409 contact_exists.
@@ -150,6 +154,15 @@ func (s *Contacts) Get(ctx context.Context, a service.Actor, instanceID, id stri
 
 // Update changes a contact's name, labels or attributes (its address stays).
 func (s *Contacts) Update(ctx context.Context, a service.Actor, instanceID, id string, in ContactInput) (domain.Contact, error) {
+	if in.Remove["name"] {
+		in.Name = new("")
+	}
+	if in.Remove["labels"] {
+		in.Labels = &[]string{}
+	}
+	if in.Remove["attributes"] {
+		in.Attributes = &map[string]string{}
+	}
 	return s.mutate(ctx, a, instanceID, id, domain.EventContactUpdated, func(tx *store.Tx, ct *domain.Contact) (bool, error) {
 		before := *ct
 		if err := applyContact(ct, in); err != nil {

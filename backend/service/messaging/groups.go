@@ -31,6 +31,10 @@ type CreateGroupInput struct {
 // UpdateGroupInput changes the subject and description when set.
 type UpdateGroupInput struct {
 	Subject, Description *string
+	// Remove names the fields an update sent as null: a group cannot be without its
+	// subject; null removes the description. REST's PATCH and GraphQL's updateGroup fill
+	// it alike.
+	Remove map[string]bool
 }
 
 // Create makes a group on the channel, owned by the instance.
@@ -120,6 +124,12 @@ func getGroup(ctx context.Context, st *store.Store, wsID, instanceID, id string)
 func (s *Groups) Update(ctx context.Context, a service.Actor, instanceID, id string, in UpdateGroupInput) (domain.Group, error) {
 	if _, err := service.RequireWorkspace(a, domain.ScopeGroupsWrite); err != nil {
 		return domain.Group{}, err
+	}
+	if err := service.CannotRemove(in.Remove, "subject"); err != nil {
+		return domain.Group{}, err
+	}
+	if in.Remove["description"] {
+		in.Description = new("")
 	}
 	if in.Subject != nil {
 		subject, err := checkSubject(*in.Subject)

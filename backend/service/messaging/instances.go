@@ -46,6 +46,11 @@ type UpdateInstanceInput struct {
 	Name              *string
 	Config            map[string]any
 	MessagesPerSecond *int
+	// Remove names the fields an update sent as null (name, config, messages_per_second):
+	// an instance cannot be without its name or its settings object (a setting is reset by
+	// its own null inside Config), and messages_per_second goes back to its default. REST's
+	// PATCH and GraphQL's updateInstance fill it alike.
+	Remove map[string]bool
 }
 
 // Create registers an instance, disconnected (or connecting, with Connect).
@@ -176,6 +181,15 @@ func lock(ctx context.Context, tx *store.Tx, wsID, id string) (store.StoredInsta
 
 // Update changes an instance's name, config or pace.
 func (s *Instances) Update(ctx context.Context, a service.Actor, id string, in UpdateInstanceInput) (domain.Instance, error) {
+	if _, err := service.RequireWorkspace(a, domain.ScopeInstancesWrite); err != nil {
+		return domain.Instance{}, err
+	}
+	if err := service.CannotRemove(in.Remove, "name", "config"); err != nil {
+		return domain.Instance{}, err
+	}
+	if in.Remove["messages_per_second"] {
+		in.MessagesPerSecond = new(DefaultMessagesPerSecond)
+	}
 	var name string
 	if in.Name != nil {
 		var err error
