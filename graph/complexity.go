@@ -65,7 +65,7 @@ func complexityRoot() generated.ComplexityRoot {
 	c.Query.LinkClicks = func(child int, _ string, _ *bool, first *int, _ *string) int {
 		return 1 + child + pageRows(first)
 	}
-	c.Query.LinkStats = func(child int, _ string, _, _ *time.Time, _ *model.StatsInterval, _ *bool) int {
+	c.Query.LinkStats = func(child int, _ string, _, _ *time.Time, _ *model.StatsInterval, _ *string, _ *bool) int {
 		return 1 + child + service.MaxPageLimit
 	}
 	c.Mutation.BulkCreateLinks = func(child int, items []model.CreateLinkInput) int {

@@ -44,8 +44,8 @@ func (r *queryResolver) Link(ctx context.Context, id string) (*model.Link, error
 }
 
 func (r *queryResolver) LinkStats(ctx context.Context, id string, from *time.Time, to *time.Time, interval *model.StatsInterval,
-	includeBots *bool) (*model.LinkStats, error) {
-	q := links.StatsQuery{From: from, To: to, IncludeBots: deref(includeBots)}
+	timezone *string, includeBots *bool) (*model.LinkStats, error) {
+	q := links.StatsQuery{From: from, To: to, Timezone: deref(timezone), IncludeBots: deref(includeBots)}
 	if interval != nil {
 		q.Interval = strings.ToLower(string(*interval))
 	}
@@ -54,11 +54,12 @@ func (r *queryResolver) LinkStats(ctx context.Context, id string, from *time.Tim
 		return nil, err
 	}
 	out := &model.LinkStats{LinkID: s.LinkID, From: time.Time(s.From), To: time.Time(s.To),
-		Interval: model.StatsInterval(strings.ToUpper(s.Interval)), IncludeBots: s.IncludeBots, Clicks: int(s.Clicks),
+		Interval: model.StatsInterval(strings.ToUpper(s.Interval)), Timezone: s.Timezone, IncludeBots: s.IncludeBots, Clicks: int(s.Clicks),
 		Uniques: int(s.Uniques), Bots: int(s.Bots), Timeseries: make([]model.StatsBucket, len(s.Timeseries)),
 		Countries: s.Countries, Devices: s.Devices, Browsers: s.Browsers, Os: s.OS, Referrers: s.Referrers}
 	for i, b := range s.Timeseries {
-		out.Timeseries[i] = model.StatsBucket{Start: time.Time(b.Start), Clicks: int(b.Clicks), Uniques: int(b.Uniques)}
+		out.Timeseries[i] = model.StatsBucket{Start: time.Time(b.Start), LocalStart: time.Time(b.Start).Format(domain.ZonedTimeFormat),
+			Clicks: int(b.Clicks), Uniques: int(b.Uniques)}
 	}
 	return out, nil
 }
@@ -191,20 +192,6 @@ func nulled[T any](remove map[string]bool, name string, o graphql.Omittable[*T])
 	v, set := o.ValueOK()
 	if set && v == nil {
 		remove[name] = true
-	}
-	return v
-}
-
-// clearable returns nil for an absent field, a pointer to the zero value for null, else
-// the value.
-func clearable[T any](o graphql.Omittable[*T]) *T {
-	v, set := o.ValueOK()
-	if !set {
-		return nil
-	}
-	if v == nil {
-		var zero T
-		return &zero
 	}
 	return v
 }

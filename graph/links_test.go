@@ -2,12 +2,15 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
@@ -26,7 +29,13 @@ type linksHarness struct {
 
 func newLinksHarness(t *testing.T, d store.Dialect) *linksHarness {
 	t.Helper()
-	svc, _ := servicetest.New(t, d, service.Config{})
+	return newLinksHarnessAt(t, d, domain.SystemClock{})
+}
+
+// newLinksHarnessAt is newLinksHarness with the service's clock (the time of clicks).
+func newLinksHarnessAt(t *testing.T, d store.Dialect, clk domain.Clock) *linksHarness {
+	t.Helper()
+	svc, _ := servicetest.New(t, d, service.Config{Clock: clk})
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -557,4 +566,128 @@ func TestLinksUpdateNull(t *testing.T) {
 			t.Fatalf("after nulls: %+v", cleared)
 		}
 	})
+}
+
+// settableClock is a clock a test sets.
+type settableClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *settableClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *settableClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+// linkStats in the caller's time zone, as the console asks for it: the steps are Berlin's
+// days (26 October 2025 is 25 hours long) or Kolkata's hours (half past the UTC hour), each
+// with its start in UTC and in the zone; the range's totals do not depend on the zone; an
+// unknown zone is INVALID on the field timezone.
+func TestLinkStatsTimezone(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			clk := &settableClock{t: time.Date(2025, 10, 1, 12, 0, 0, 0, time.UTC)}
+			h := newLinksHarnessAt(t, d, clk)
+			token, _ := h.owner(t)
+			_, secret := h.createKey(t, token, "links:read", "links:write")
+			key := withKey(secret)
+			l := h.createLink(t, map[string]any{"url": "https://example.com/tz", "slug": "zoned"}, key)
+			for _, at := range []string{
+				"2025-10-25T21:30:00Z", // Berlin 25 Oct 23:30 CEST
+				"2025-10-25T22:30:00Z", // Berlin 26 Oct 00:30 CEST
+				"2025-10-26T00:30:00Z", // Berlin 02:30 CEST
+				"2025-10-26T01:30:00Z", // Berlin 02:30 CET
+				"2025-10-26T22:59:00Z", // Berlin 26 Oct 23:59 CET
+				"2025-10-26T23:00:00Z", // Berlin 27 Oct 00:00 CET
+				"2025-10-27T18:29:00Z", // Kolkata 27 Oct 23:59 IST
+				"2025-10-27T18:30:00Z", // Kolkata 28 Oct 00:00 IST
+				"2025-10-27T18:45:00Z", // Kolkata 28 Oct 00:15 IST
+			} {
+				when, _ := time.Parse(time.RFC3339, at)
+				clk.set(when)
+				if resp := h.visit(t, "zoned", browserUA, ""); resp.StatusCode != http.StatusFound {
+					t.Fatalf("visit at %s: %d", at, resp.StatusCode)
+				}
+			}
+			if err := h.links.Flush(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			clk.set(time.Date(2025, 10, 27, 19, 0, 0, 0, time.UTC)) // Kolkata 00:30 IST on 28 October
+
+			const query = `query($id: ID!, $from: Time, $to: Time, $interval: StatsInterval, $tz: String) {
+				linkStats(id: $id, from: $from, to: $to, interval: $interval, timezone: $tz) {
+					from to interval timezone clicks uniques timeseries { start localStart clicks uniques } devices { value clicks } } }`
+			type stats struct {
+				From, To, Interval, Timezone string
+				Clicks, Uniques              int
+				Timeseries                   []struct {
+					Start, LocalStart string
+					Clicks, Uniques   int
+				}
+				Devices []struct {
+					Value  string
+					Clicks int
+				}
+			}
+			read := func(vars map[string]any) (stats, []string) {
+				t.Helper()
+				vars["id"] = l.ID
+				_, r := h.post(t, query, vars, key)
+				var data struct{ LinkStats stats }
+				r.decode(t, &data)
+				var steps []string
+				for _, b := range data.LinkStats.Timeseries {
+					steps = append(steps, fmt.Sprintf("%s %s %d/%d", b.LocalStart, b.Start, b.Clicks, b.Uniques))
+				}
+				return data.LinkStats, steps
+			}
+			want := func(what string, got []string, want ...string) {
+				t.Helper()
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("%s:\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+
+			berlin, steps := read(map[string]any{"from": "2025-10-24T22:00:00Z", "to": "2025-10-28T23:00:00Z", "tz": "Europe/Berlin"})
+			want("Berlin's days", steps,
+				"2025-10-25T00:00:00.000+02:00 2025-10-24T22:00:00.000Z 1/1",
+				"2025-10-26T00:00:00.000+02:00 2025-10-25T22:00:00.000Z 4/2",
+				"2025-10-27T00:00:00.000+01:00 2025-10-26T23:00:00.000Z 4/2",
+				"2025-10-28T00:00:00.000+01:00 2025-10-27T23:00:00.000Z 0/0")
+			if berlin.Timezone != "Europe/Berlin" || berlin.Interval != "DAY" || berlin.From != "2025-10-24T22:00:00.000Z" ||
+				berlin.Clicks != 9 || berlin.Uniques != 3 {
+				t.Errorf("Berlin: %+v", berlin)
+			}
+			utc, steps := read(map[string]any{"from": "2025-10-24T22:00:00Z", "to": "2025-10-28T23:00:00Z"})
+			want("UTC days", steps,
+				"2025-10-24T00:00:00.000Z 2025-10-24T00:00:00.000Z 0/0",
+				"2025-10-25T00:00:00.000Z 2025-10-25T00:00:00.000Z 2/1",
+				"2025-10-26T00:00:00.000Z 2025-10-26T00:00:00.000Z 4/1",
+				"2025-10-27T00:00:00.000Z 2025-10-27T00:00:00.000Z 3/1",
+				"2025-10-28T00:00:00.000Z 2025-10-28T00:00:00.000Z 0/0")
+			if utc.Timezone != "UTC" || utc.Clicks != berlin.Clicks || utc.Uniques != berlin.Uniques ||
+				fmt.Sprint(utc.Devices) != fmt.Sprint(berlin.Devices) {
+				t.Errorf("the same range in UTC: %+v, in Berlin %+v", utc, berlin)
+			}
+			_, steps = read(map[string]any{"interval": "HOUR", "from": "2025-10-27T16:30:00Z", "to": "2025-10-27T20:30:00Z", "tz": "Asia/Kolkata"})
+			want("Kolkata's hours", steps,
+				"2025-10-27T22:00:00.000+05:30 2025-10-27T16:30:00.000Z 0/0",
+				"2025-10-27T23:00:00.000+05:30 2025-10-27T17:30:00.000Z 1/1",
+				"2025-10-28T00:00:00.000+05:30 2025-10-27T18:30:00.000Z 2/1",
+				"2025-10-28T01:00:00.000+05:30 2025-10-27T19:30:00.000Z 0/0")
+			// By default, the last 30 days up to the end of the zone's current day.
+			kolkata, steps := read(map[string]any{"tz": "Asia/Kolkata"})
+			if kolkata.To != "2025-10-28T18:30:00.000Z" || kolkata.From != "2025-09-28T18:30:00.000Z" || len(steps) != 30 ||
+				steps[29] != "2025-10-28T00:00:00.000+05:30 2025-10-27T18:30:00.000Z 2/1" ||
+				steps[28] != "2025-10-27T00:00:00.000+05:30 2025-10-26T18:30:00.000Z 3/2" {
+				t.Errorf("Kolkata's last 30 days: %s to %s\n%s", kolkata.From, kolkata.To, strings.Join(steps, "\n"))
+			}
+
+			for _, tz := range []string{"Mars/Olympus_Mons", "Local", "Asia/" + strings.Repeat("K", 64)} {
+				_, r := h.post(t, query, map[string]any{"id": l.ID, "tz": tz}, key)
+				if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "timezone" {
+					t.Errorf("timezone %q: %+v", tz, r.Errors)
+				}
+			}
+		})
+	}
 }

@@ -211,29 +211,54 @@ func (f LinkFilter) ListQuery(limit int, after string) LinkListQuery {
 }
 
 // LinkStats is a link's clicks over a time range: totals, a time series and breakdowns.
+// Its times are shown in the time zone the stats were asked in (Timezone), whose days
+// and hours the series steps through.
 type LinkStats struct {
-	Object      string        `json:"object"`
-	LinkID      string        `json:"link_id"`
-	From        Timestamp     `json:"from"`
-	To          Timestamp     `json:"to"`
-	Interval    string        `json:"interval"`
-	IncludeBots bool          `json:"include_bots"`
-	Clicks      int64         `json:"clicks"`
-	Uniques     int64         `json:"uniques"`
-	Bots        int64         `json:"bots"`
-	Timeseries  []StatsBucket `json:"timeseries"`
-	Countries   []StatsCount  `json:"countries"`
-	Devices     []StatsCount  `json:"devices"`
-	Browsers    []StatsCount  `json:"browsers"`
-	OS          []StatsCount  `json:"os"`
-	Referrers   []StatsCount  `json:"referrers"`
+	Object      string         `json:"object"`
+	LinkID      string         `json:"link_id"`
+	From        ZonedTimestamp `json:"from"`
+	To          ZonedTimestamp `json:"to"`
+	Interval    string         `json:"interval"`
+	Timezone    string         `json:"timezone"`
+	IncludeBots bool           `json:"include_bots"`
+	Clicks      int64          `json:"clicks"`
+	Uniques     int64          `json:"uniques"`
+	Bots        int64          `json:"bots"`
+	Timeseries  []StatsBucket  `json:"timeseries"`
+	Countries   []StatsCount   `json:"countries"`
+	Devices     []StatsCount   `json:"devices"`
+	Browsers    []StatsCount   `json:"browsers"`
+	OS          []StatsCount   `json:"os"`
+	Referrers   []StatsCount   `json:"referrers"`
 }
 
-// StatsBucket is the clicks of one interval (day or hour) starting at Start.
+// StatsBucket is the clicks of one interval (a day or an hour of the stats' time zone)
+// starting at Start.
 type StatsBucket struct {
-	Start   Timestamp `json:"start"`
-	Clicks  int64     `json:"clicks"`
-	Uniques int64     `json:"uniques"`
+	Start   ZonedTimestamp `json:"start"`
+	Clicks  int64          `json:"clicks"`
+	Uniques int64          `json:"uniques"`
+}
+
+// ZonedTimeFormat is TimeFormat with the time's own offset from UTC instead of a Z (a time
+// in UTC still ends in Z): 2025-03-30T00:00:00.000+01:00.
+const ZonedTimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// ZonedTimestamp is a time that encodes as ZonedTimeFormat in its own location, so its
+// first 10 characters are the date there (stats in a caller's time zone).
+type ZonedTimestamp time.Time
+
+func (t ZonedTimestamp) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).Format(ZonedTimeFormat) + `"`), nil
+}
+
+func (t *ZonedTimestamp) UnmarshalJSON(b []byte) error {
+	var tt time.Time
+	if err := json.Unmarshal(b, &tt); err != nil {
+		return err
+	}
+	*t = ZonedTimestamp(tt)
+	return nil
 }
 
 // StatsCount is the clicks with one value of a dimension (a country, a browser...).

@@ -161,6 +161,7 @@ type statsQuery struct {
 	From        *time.Time `json:"-" query:"from" example:"2025-04-01T00:00:00Z" doc:"Start of the range (default: 30 days, or 24 hours by hour, before to)."`
 	To          *time.Time `json:"-" query:"to" example:"2025-05-01T00:00:00Z" doc:"End of the range, excluded (default: now)."`
 	Interval    string     `json:"-" query:"interval" enum:"day,hour" example:"day" doc:"The time series' step (default day)."`
+	Timezone    string     "json:\"-\" query:\"timezone\" maxLength:\"64\" example:\"Europe/Berlin\" doc:\"An IANA time zone name (default `UTC`): the series steps through its days (from local midnight to local midnight, 23 or 25 hours across a DST change) or hours, and the default range ends with its current day or hour. Times in the answer carry its offset.\""
 	IncludeBots *bool      `json:"-" query:"include_bots" example:"false" doc:"Count clicks flagged as bots too."`
 }
 
@@ -340,7 +341,7 @@ func (a *api) linkClicks(r *http.Request, q clicksQuery) (list[domain.ClickObjec
 
 func (a *api) linkStats(r *http.Request, q statsQuery) (domain.LinkStats, error) {
 	return a.opts.Links.Stats(r.Context(), actor(r), q.ID, links.StatsQuery{From: q.From, To: q.To, Interval: q.Interval,
-		IncludeBots: q.IncludeBots != nil && *q.IncludeBots})
+		Timezone: q.Timezone, IncludeBots: q.IncludeBots != nil && *q.IncludeBots})
 }
 
 func (a *api) linkQRPNG(r *http.Request, q qrQuery) (pngFile, error) {
@@ -475,7 +476,9 @@ func (a *api) linkRoutes() []route {
 			summary: "Get a link's stats",
 			returns: "Totals, a time series and breakdowns.",
 			description: "Clicks and unique visitors (per day) in a range, by day or hour (every step listed, zeros included), " +
-				"with the top countries, devices, browsers, operating systems and referrers. Bots are left out unless asked.",
+				"with the top countries, devices, browsers, operating systems and referrers. Bots are left out unless asked. " +
+				"Days and hours are those of `timezone` (default UTC); an unknown zone is `400 validation_failed` with " +
+				"`param: \"timezone\"`.",
 		},
 		{
 			method: "GET", path: "/api/v1/links/{id}/qr.png", operationID: "getLinkQRPNG", serve: fileOf(a.linkQRPNG),

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -951,4 +952,170 @@ func TestLinkTargetsThatLoopOrMisleadAreRefused(t *testing.T) {
 	link := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com", "slug": "later"}).want(t, 201).json(t)
 	e.do("PATCH", "/api/v1/links/"+link["id"].(string), secret, map[string]any{"url": baseURL + "/l/later"}).
 		wantError(t, 400, "validation_failed")
+}
+
+// statsSteps is a stats answer's time series as "start clicks/uniques" lines.
+func statsSteps(stats map[string]any) []string {
+	var out []string
+	for _, b := range stats["timeseries"].([]any) {
+		s := b.(map[string]any)
+		out = append(out, fmt.Sprintf("%s %v/%v", s["start"], s["clicks"], s["uniques"]))
+	}
+	return out
+}
+
+// Stats in the caller's time zone: days run from local midnight to local midnight (25
+// hours when Berlin leaves summer time, 23 when it enters it), hours are the zone's (half
+// past the UTC hour in Kolkata), and every time in the answer carries the zone's offset.
+// The totals and breakdowns of a range do not depend on the zone; uniques are per UTC day,
+// so a local day across two UTC days counts the same visitor twice.
+func TestLinkStatsTimezone(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeLinksRead, domain.ScopeLinksWrite)
+		id := e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/tz", "slug": "zoned"}).
+			want(t, http.StatusCreated).json(t)["id"].(string)
+		// One visitor (the same address) clicks at known instants.
+		for _, at := range []string{
+			"2025-10-25T21:30:00Z", // Berlin 25 Oct 23:30 CEST
+			"2025-10-25T22:30:00Z", // Berlin 26 Oct 00:30 CEST, UTC still 25 Oct
+			"2025-10-26T00:30:00Z", // Berlin 02:30 CEST, the first 02:00 hour
+			"2025-10-26T01:30:00Z", // Berlin 02:30 CET, the second
+			"2025-10-26T22:59:00Z", // Berlin 26 Oct 23:59 CET
+			"2025-10-26T23:00:00Z", // Berlin 27 Oct 00:00 CET
+			"2025-10-27T18:29:00Z", // Kolkata 27 Oct 23:59 IST
+			"2025-10-27T18:30:00Z", // Kolkata 28 Oct 00:00 IST
+			"2025-10-27T18:45:00Z", // Kolkata 28 Oct 00:15 IST
+			"2026-03-28T23:30:00Z", // Berlin 29 Mar 00:30 CET
+			"2026-03-29T21:59:00Z", // Berlin 29 Mar 23:59 CEST, 23 hours later on the clock
+			"2026-03-29T22:00:00Z", // Berlin 30 Mar 00:00 CEST
+		} {
+			when, err := time.Parse(time.RFC3339, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(when.Sub(e.clock.Now()))
+			if res, _ := e.visit(t, "GET", "/l/zoned", chromeUA, nil); res.StatusCode != 302 {
+				t.Fatalf("visit at %s: %d", at, res.StatusCode)
+			}
+		}
+		e.flushClicks(t)
+		e.clock.Advance(time.Date(2026, 3, 30, 0, 30, 0, 0, time.UTC).Sub(e.clock.Now())) // Berlin 02:30 CEST, Kolkata 06:00 IST
+		stats := func(query string) map[string]any {
+			t.Helper()
+			return e.do("GET", "/api/v1/links/"+id+"/stats?"+query, secret, nil).want(t, 200).json(t)
+		}
+		check := func(query string, want ...string) map[string]any {
+			t.Helper()
+			s := stats(query)
+			if got := statsSteps(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s: series\n%s\nwant\n%s", query, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			return s
+		}
+
+		// Berlin's days around the end of summer time: 26 October is 25 hours long.
+		berlin := check("interval=day&timezone=Europe/Berlin&from=2025-10-24T22:00:00Z&to=2025-10-28T23:00:00Z",
+			"2025-10-25T00:00:00.000+02:00 1/1",
+			"2025-10-26T00:00:00.000+02:00 4/2", // 00:30 CEST is still 25 October in UTC: a second unique
+			"2025-10-27T00:00:00.000+01:00 4/2",
+			"2025-10-28T00:00:00.000+01:00 0/0")
+		if berlin["timezone"] != "Europe/Berlin" || berlin["from"] != "2025-10-25T00:00:00.000+02:00" ||
+			berlin["to"] != "2025-10-29T00:00:00.000+01:00" || berlin["clicks"] != float64(9) || berlin["uniques"] != float64(3) {
+			t.Errorf("Berlin: %v", berlin)
+		}
+		// The same range by UTC days: other days, the same totals and breakdowns.
+		utc := check("interval=day&from=2025-10-24T22:00:00Z&to=2025-10-28T23:00:00Z",
+			"2025-10-24T00:00:00.000Z 0/0",
+			"2025-10-25T00:00:00.000Z 2/1",
+			"2025-10-26T00:00:00.000Z 4/1",
+			"2025-10-27T00:00:00.000Z 3/1",
+			"2025-10-28T00:00:00.000Z 0/0")
+		if utc["timezone"] != "UTC" || utc["from"] != "2025-10-24T22:00:00.000Z" {
+			t.Errorf("UTC: %v", utc)
+		}
+		for _, k := range []string{"clicks", "uniques", "bots", "countries", "devices", "browsers", "os", "referrers"} {
+			if !reflect.DeepEqual(utc[k], berlin[k]) {
+				t.Errorf("%s: %v in UTC, %v in Berlin: a range's totals must not depend on the zone", k, utc[k], berlin[k])
+			}
+		}
+		// Berlin's hours that night: 25 of them, 02:00 twice (summer time, then winter time).
+		night := stats("interval=hour&timezone=Europe/Berlin&from=2025-10-25T22:00:00Z&to=2025-10-26T23:00:00Z")
+		steps := statsSteps(night)
+		if len(steps) != 25 || steps[0] != "2025-10-26T00:00:00.000+02:00 1/1" || steps[2] != "2025-10-26T02:00:00.000+02:00 1/1" ||
+			steps[3] != "2025-10-26T02:00:00.000+01:00 1/1" || steps[4] != "2025-10-26T03:00:00.000+01:00 0/0" ||
+			steps[24] != "2025-10-26T23:00:00.000+01:00 1/1" {
+			t.Errorf("Berlin's hours of 26 October:\n%s", strings.Join(steps, "\n"))
+		}
+		// Kolkata's hours start half past the UTC hour, and its days at 18:30 UTC.
+		check("interval=hour&timezone=Asia/Kolkata&from=2025-10-27T16:30:00Z&to=2025-10-27T20:30:00Z",
+			"2025-10-27T22:00:00.000+05:30 0/0",
+			"2025-10-27T23:00:00.000+05:30 1/1",
+			"2025-10-28T00:00:00.000+05:30 2/1",
+			"2025-10-28T01:00:00.000+05:30 0/0")
+		check("interval=hour&from=2025-10-27T16:30:00Z&to=2025-10-27T20:30:00Z",
+			"2025-10-27T16:00:00.000Z 0/0",
+			"2025-10-27T17:00:00.000Z 0/0",
+			"2025-10-27T18:00:00.000Z 3/1",
+			"2025-10-27T19:00:00.000Z 0/0",
+			"2025-10-27T20:00:00.000Z 0/0")
+		check("interval=day&timezone=Asia/Kolkata&from=2025-10-26T18:30:00Z&to=2025-10-28T18:30:00Z",
+			"2025-10-27T00:00:00.000+05:30 3/2", // 04:29 and 04:30 IST are 26 October in UTC
+			"2025-10-28T00:00:00.000+05:30 2/1")
+		// Berlin enters summer time: 29 March 2026 is 23 hours long.
+		check("interval=day&timezone=Europe/Berlin&from=2026-03-27T23:00:00Z&to=2026-03-30T22:00:00Z",
+			"2026-03-28T00:00:00.000+01:00 0/0",
+			"2026-03-29T00:00:00.000+01:00 2/2",
+			"2026-03-30T00:00:00.000+02:00 1/1")
+
+		// The default range ends with the zone's current day (or hour): it is 30 March in
+		// Berlin (02:30 CEST), 06:00 in Kolkata.
+		def := stats("timezone=Europe/Berlin")
+		steps = statsSteps(def)
+		if def["from"] != "2026-03-01T00:00:00.000+01:00" || def["to"] != "2026-03-31T00:00:00.000+02:00" || len(steps) != 30 ||
+			steps[28] != "2026-03-29T00:00:00.000+01:00 2/2" || steps[29] != "2026-03-30T00:00:00.000+02:00 1/1" {
+			t.Errorf("Berlin's last 30 days: from %v to %v\n%s", def["from"], def["to"], strings.Join(steps, "\n"))
+		}
+		hours := stats("interval=hour&timezone=Asia/Kolkata")
+		steps = statsSteps(hours)
+		if hours["to"] != "2026-03-30T07:00:00.000+05:30" || len(steps) != 24 || steps[23] != "2026-03-30T06:00:00.000+05:30 0/0" ||
+			steps[20] != "2026-03-30T03:00:00.000+05:30 2/1" { // 21:59 and 22:00 UTC
+			t.Errorf("Kolkata's last 24 hours: to %v\n%s", hours["to"], strings.Join(steps, "\n"))
+		}
+		if u := statsSteps(stats("")); len(u) != 30 || u[29] != "2026-03-30T00:00:00.000Z 0/0" || u[28] != "2026-03-29T00:00:00.000Z 2/1" ||
+			u[27] != "2026-03-28T00:00:00.000Z 1/1" {
+			t.Errorf("UTC's last 30 days:\n%s", strings.Join(u, "\n"))
+		}
+
+		// A zone that is not an IANA name is refused, naming the parameter.
+		for _, tz := range []string{"Mars/Olympus_Mons", "Local", "europe/berlin", "+05:30", "../../etc/passwd",
+			"America/" + strings.Repeat("X", 60)} {
+			got := e.do("GET", "/api/v1/links/"+id+"/stats?timezone="+url.QueryEscape(tz), secret, nil).wantError(t, 400, "validation_failed")
+			if got["param"] != "timezone" {
+				t.Errorf("timezone=%s: %v", tz, got)
+			}
+		}
+	})
+}
+
+// The OpenAPI document lists the stats' timezone parameter beside interval.
+func TestLinkStatsTimezoneDocumented(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	op := e.doc.Paths.Find("/api/v1/links/{id}/stats").Get
+	var names []string
+	for _, p := range op.Parameters {
+		names = append(names, p.Value.Name)
+	}
+	tz := op.Parameters.GetByInAndName("query", "timezone")
+	if tz == nil || tz.Required || tz.Schema.Value.MaxLength == nil || *tz.Schema.Value.MaxLength != 64 ||
+		!tz.Schema.Value.Type.Is("string") || tz.Example != "Europe/Berlin" || !strings.Contains(tz.Description, "IANA") {
+		t.Fatalf("stats parameters %v; timezone %+v", names, tz)
+	}
+	start := e.doc.Components.Schemas["StatsBucket"].Value.Properties["start"].Value
+	if start.Format != "date-time" || !strings.Contains(start.Description, "offset") {
+		t.Fatalf("a step's start: %+v", start)
+	}
+	if e.doc.Components.Schemas["LinkStats"].Value.Properties["timezone"] == nil {
+		t.Fatal("the stats do not echo their timezone")
+	}
 }

@@ -57,6 +57,7 @@ func newSchemaSet() *schemaSet {
 var (
 	timeType      = reflect.TypeFor[time.Time]()
 	timestampType = reflect.TypeFor[domain.Timestamp]()
+	zonedTimeType = reflect.TypeFor[domain.ZonedTimestamp]()
 	rawJSONType   = reflect.TypeFor[json.RawMessage]()
 )
 
@@ -77,7 +78,7 @@ func (s *schemaSet) schema(t reflect.Type, in bool) obj {
 		return reflect.Zero(t).Interface().(schemaer).jsonSchema()
 	}
 	switch t {
-	case timeType, timestampType:
+	case timeType, timestampType, zonedTimeType:
 		return obj{"type": "string", "format": "date-time"}
 	case rawJSONType:
 		return obj{}

@@ -87,9 +87,10 @@ var linkNotes = map[reflect.Type]typeNote{
 	reflect.TypeFor[domain.LinkStats](): {fields: map[string]note{
 		"object":       {"", `const:"link_stats"`},
 		"link_id":      {"The link.", `example:"lnk_01jr8d0c3b5n7q9s1u3w5y7a9c"`},
-		"from":         {"Start of the range.", `example:"2025-04-01T00:00:00.000Z"`},
-		"to":           {"End of the range (excluded).", `example:"2025-04-08T00:00:00.000Z"`},
+		"from":         {"Start of the range, with the time zone's offset (`Z` in UTC).", `example:"2025-03-27T00:00:00.000+01:00"`},
+		"to":           {"End of the range (excluded), with the time zone's offset.", `example:"2025-04-03T00:00:00.000+02:00"`},
 		"interval":     {"The time series' step.", `enum:"day,hour" example:"day"`},
+		"timezone":     {"The time zone whose days or hours the series steps through (IANA name).", `example:"Europe/Berlin"`},
 		"include_bots": {"Whether bots are counted.", `example:"false"`},
 		"clicks":       {"Clicks in the range.", `example:"42"`},
 		"uniques":      {"Unique visitors, counted per day.", `example:"37"`},
@@ -102,9 +103,11 @@ var linkNotes = map[reflect.Type]typeNote{
 		"referrers":    {doc: "Clicks by referring host (`direct`: none)."},
 	}},
 	reflect.TypeFor[domain.StatsBucket](): {fields: map[string]note{
-		"start":   {"The step's start.", `example:"2025-04-07T00:00:00.000Z"`},
+		"start": {"The step's start: local midnight (or the hour) in the time zone, with its offset, so its first 10 " +
+			"characters are the local date (`2025-03-30T00:00:00.000+01:00` starts a 23-hour day in Europe/Berlin).",
+			`example:"2025-03-30T00:00:00.000+01:00"`},
 		"clicks":  {"Clicks in it.", `example:"12"`},
-		"uniques": {"Unique visitors in it.", `example:"10"`},
+		"uniques": {"Unique visitors in it (per UTC day: a step across two UTC days may count a visitor twice).", `example:"10"`},
 	}},
 	reflect.TypeFor[domain.StatsCount](): {fields: map[string]note{
 		"value":  {"The country, device, browser, OS or referring host.", `example:"DE"`},

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -155,6 +156,15 @@ func (s *schemaSet) params(t reflect.Type) []obj {
 			schema := s.schema(typ, true)
 			if enum := p.tag.Get("enum"); enum != "" {
 				schema["enum"] = strings.Split(enum, ",")
+			}
+			for _, k := range []string{"maxLength", "minimum", "maximum"} {
+				if v := p.tag.Get(k); v != "" {
+					n, err := strconv.ParseFloat(v, 64)
+					if err != nil {
+						panic(fmt.Sprintf("rest: tag %s:%q is not a number", k, v))
+					}
+					schema[k] = n
+				}
 			}
 			o := obj{"name": p.name, "in": p.in, "required": p.in == "path", "description": p.tag.Get("doc"), "schema": schema}
 			if typ.Kind() == reflect.Slice {

@@ -6,10 +6,13 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lib/pq"
 	"modernc.org/sqlite"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -390,18 +393,18 @@ type ClickCount struct {
 }
 
 // ClickCounts groups a link's clicks in [from, to) by a dimension: a column of link_clicks,
-// or "day" or "hour" (the UTC start of the period, as "2006-01-02" or "2006-01-02 15").
-// Uniques count distinct visitors per day (the visitor hash changes daily).
+// or "total" (one row). Uniques count distinct visitors per UTC day (the visitor hash
+// changes daily) and are counted for the total only (stats show none by dimension).
 //
 // Days whose raw clicks were pruned are counted from their rollups (retention.go), by the
-// hour: a range that starts or ends inside an hour of them counts that hour whole if it
-// starts inside the range. Their uniques are kept per day and per hour, so totals over whole
-// days, the day series and the hour series are exact; a total over part of a pruned day adds
-// that part's hourly uniques (a visitor seen in two of its hours counts twice), and uniques
-// by dimension leave pruned days out (stats show no uniques by dimension).
+// quarter hour (by the hour for days rolled up before rollups were kept by the quarter): a
+// range that starts or ends inside one of them counts it whole if it starts inside the
+// range. Their uniques are kept per day and per hour, so a total over whole UTC days is
+// exact; a total over part of a pruned day adds that part's hourly uniques (a visitor seen
+// in two of its hours counts twice).
 func (q q) ClickCounts(ctx context.Context, linkID string, from, to time.Time, bots bool, by string) ([]ClickCount, error) {
 	switch by {
-	case "day", "hour", "referrer_host", "country", "device", "browser", "os", "total":
+	case "referrer_host", "country", "device", "browser", "os", "total":
 	default:
 		return nil, domain.Internal(errors.New("no click dimension " + by))
 	}
@@ -431,26 +434,20 @@ func (q q) ClickCounts(ctx context.Context, linkID string, from, to time.Time, b
 }
 
 func (q q) rawClickCounts(ctx context.Context, linkID string, from, to time.Time, bots bool, by string) ([]ClickCount, error) {
-	expr := by
-	switch by {
-	case "day", "hour":
-		expr = q.period("at", by)
-	case "total":
-		expr = "''"
-	}
-	day := q.period("at", "day")
 	where, args := "link_id = ? AND at >= ? AND at < ?", []any{linkID, from, to}
 	if !bots {
 		where += " AND bot = ?"
 		args = append(args, false)
 	}
-	group := ` GROUP BY ` + expr + ` ORDER BY clicks DESC, value LIMIT 1000`
-	if by == "total" {
-		group = "" // PostgreSQL refuses a constant to group by
-	}
 	var rows []ClickCount
-	err := q.sel(ctx, &rows, `SELECT `+expr+` AS value, COUNT(*) AS clicks, COUNT(DISTINCT `+day+` || visitor) AS uniques
-		FROM link_clicks WHERE `+where+group, args...)
+	if by == "total" { // one row, not grouped (PostgreSQL refuses to group by a constant)
+		err := q.sel(ctx, &rows, `SELECT '' AS value, COUNT(*) AS clicks, COUNT(DISTINCT `+q.period("at", "day")+` || visitor) AS uniques
+			FROM link_clicks WHERE `+where, args...)
+		return rows, err
+	}
+	// Without uniques, which cost a sort of every click.
+	err := q.sel(ctx, &rows, `SELECT `+by+` AS value, COUNT(*) AS clicks FROM link_clicks WHERE `+where+
+		` GROUP BY `+by+` ORDER BY clicks DESC, value LIMIT 1000`, args...)
 	return rows, err
 }
 
@@ -461,79 +458,228 @@ func (q q) rolledClickCounts(ctx context.Context, linkID string, from, to time.T
 		where += " AND bot = ?"
 		args = append(args, false)
 	}
-	visitors := "humans"
-	if bots {
-		visitors = "everyone"
-	}
-	uniques := func(period string, from, to time.Time) ([]ClickCount, error) {
-		var rows []ClickCount
-		if !to.After(from) {
-			return rows, nil
-		}
-		expr := q.period("start", period)
-		err := q.sel(ctx, &rows, `SELECT `+expr+` AS value, SUM(`+visitors+`) AS uniques FROM link_visitor_rollups
-			WHERE link_id = ? AND period = ? AND start >= ? AND start < ? GROUP BY `+expr, linkID, period, from, to)
-		return rows, err
-	}
 	var rows []ClickCount
-	switch by {
-	case "total":
-		var clicks int64
-		if err := q.get(ctx, &clicks, `SELECT COALESCE(SUM(clicks), 0) FROM link_click_rollups WHERE `+where, args...); err != nil {
-			return nil, err
-		}
-		// Whole days by their day's uniques; the hours of a partial day by theirs.
-		dayFrom, dayTo := from.Truncate(24*time.Hour), to.Truncate(24*time.Hour)
-		if dayFrom.Before(from) {
-			dayFrom = dayFrom.Add(24 * time.Hour)
-		}
-		total := ClickCount{Clicks: clicks}
-		spans := [][2]time.Time{{from, to}}
-		if dayTo.After(dayFrom) {
-			days, err := uniques("day", dayFrom, dayTo)
-			if err != nil {
-				return nil, err
-			}
-			for _, d := range days {
-				total.Uniques += d.Uniques
-			}
-			spans = [][2]time.Time{{from, dayFrom}, {dayTo, to}}
-		}
-		for _, sp := range spans {
-			hours, err := uniques("hour", sp[0], sp[1])
-			if err != nil {
-				return nil, err
-			}
-			for _, h := range hours {
-				total.Uniques += h.Uniques
-			}
-		}
-		return []ClickCount{total}, nil
-	case "day", "hour":
-		expr := q.period("hour", by)
-		if err := q.sel(ctx, &rows, `SELECT `+expr+` AS value, SUM(clicks) AS clicks FROM link_click_rollups WHERE `+where+
-			` GROUP BY `+expr, args...); err != nil {
-			return nil, err
-		}
-		us, err := uniques(by, from, to)
-		if err != nil {
-			return nil, err
-		}
-		at := map[string]int{}
-		for i, r := range rows {
-			at[r.Value] = i
-		}
-		for _, u := range us {
-			if i, ok := at[u.Value]; ok {
-				rows[i].Uniques = u.Uniques
-			}
-		}
-		return rows, nil
-	default:
+	if by != "total" {
 		err := q.sel(ctx, &rows, `SELECT `+by+` AS value, SUM(clicks) AS clicks FROM link_click_rollups WHERE `+where+
 			` GROUP BY `+by, args...)
 		return rows, err
 	}
+	var clicks int64
+	if err := q.get(ctx, &clicks, `SELECT COALESCE(SUM(clicks), 0) FROM link_click_rollups WHERE `+where, args...); err != nil {
+		return nil, err
+	}
+	v, err := q.rolledVisitors(ctx, linkID, [][2]time.Time{{from, to}}, bots)
+	if err != nil {
+		return nil, err
+	}
+	return []ClickCount{{Clicks: clicks, Uniques: v.visitorsIn(from, to)}}, nil
+}
+
+// rolledVisitors are the distinct visitors the rollups kept of a link's pruned UTC days
+// and hours: enough to count the visitors of spans.
+type rolledVisitors struct {
+	days  map[time.Time]int64
+	hours []periodVisitors // by start
+}
+
+type periodVisitors struct {
+	Start    time.Time `db:"start"`
+	Visitors int64     `db:"visitors"`
+}
+
+// rolledVisitors reads what visitorsIn needs to count the visitors of each of spans (in
+// order, not overlapping): the visitors of the UTC days the spans hold whole, and of the
+// hours of the days they hold part of.
+func (q q) rolledVisitors(ctx context.Context, linkID string, spans [][2]time.Time, bots bool) (rolledVisitors, error) {
+	v := rolledVisitors{days: map[time.Time]int64{}}
+	if len(spans) == 0 {
+		return v, nil
+	}
+	visitors := "humans"
+	if bots {
+		visitors = "everyone"
+	}
+	from, to := spans[0][0].UTC(), spans[len(spans)-1][1].UTC()
+	var days []periodVisitors
+	if err := q.sel(ctx, &days, `SELECT start, `+visitors+` AS visitors FROM link_visitor_rollups
+		WHERE link_id = ? AND period = ? AND start >= ? AND start < ?`, linkID, "day", from, to); err != nil {
+		return v, err
+	}
+	for _, d := range days {
+		v.days[d.Start.UTC()] = d.Visitors
+	}
+	// The hours of the days held in part: their own spans when a few (a range's edges), the
+	// whole range when many (a series of hours, or of days in another zone than UTC).
+	var partial [][2]time.Time
+	for _, sp := range spans {
+		for d := sp[0].UTC().Truncate(24 * time.Hour); d.Before(sp[1]); d = d.Add(24 * time.Hour) {
+			if lo, hi := maxTime(d, sp[0].UTC()), minTime(d.Add(24*time.Hour), sp[1].UTC()); hi.Sub(lo) < 24*time.Hour {
+				partial = append(partial, [2]time.Time{lo, hi})
+			}
+		}
+	}
+	if len(partial) == 0 {
+		return v, nil
+	}
+	if len(partial) > 4 {
+		partial = [][2]time.Time{{from, to}}
+	}
+	where, args := make([]string, len(partial)), []any{linkID, "hour"}
+	for i, p := range partial {
+		where[i] = "(start >= ? AND start < ?)"
+		args = append(args, p[0], p[1])
+	}
+	err := q.sel(ctx, &v.hours, `SELECT start, `+visitors+` AS visitors FROM link_visitor_rollups
+		WHERE link_id = ? AND period = ? AND (`+strings.Join(where, " OR ")+`) ORDER BY start`, args...)
+	for i := range v.hours {
+		v.hours[i].Start = v.hours[i].Start.UTC()
+	}
+	return v, err
+}
+
+// visitorsIn counts the visitors of [from, to): a whole UTC day inside it by the day's
+// visitors, the hours of a day it holds part of by theirs (an hour that starts inside it
+// counts, so a visitor seen in two of them counts twice).
+func (v rolledVisitors) visitorsIn(from, to time.Time) int64 {
+	from, to = from.UTC(), to.UTC()
+	var n int64
+	for d := from.Truncate(24 * time.Hour); d.Before(to); d = d.Add(24 * time.Hour) {
+		end := d.Add(24 * time.Hour)
+		if !d.Before(from) && !end.After(to) {
+			n += v.days[d]
+			continue
+		}
+		lo, hi := maxTime(d, from), minTime(end, to)
+		i, _ := slices.BinarySearchFunc(v.hours, lo, func(h periodVisitors, t time.Time) int { return h.Start.Compare(t) })
+		for ; i < len(v.hours) && v.hours[i].Start.Before(hi); i++ {
+			n += v.hours[i].Visitors
+		}
+	}
+	return n
+}
+
+// SeriesCount is the clicks and unique visitors of one step of a time series.
+type SeriesCount struct {
+	Clicks  int64 `db:"clicks"`
+	Uniques int64 `db:"uniques"`
+}
+
+// ClickSeries counts a link's clicks in consecutive steps: step i is [bounds[i],
+// bounds[i+1]). The bounds may be any instants (a caller's local days or hours, 23 or 25
+// hours long across a DST change, or starting half past a UTC hour): raw clicks are counted
+// by their exact time. Each step's uniques are its distinct visitors per UTC day (the visitor
+// hash changes daily), so a step across two UTC days may count a visitor twice.
+//
+// Pruned days are counted from their rollups as ClickCounts counts them: a rollup quarter
+// hour (an hour, for days rolled up before rollups were kept by the quarter) counts in the
+// step it starts in, which is exact for steps that start on a quarter hour (every zone's
+// days and hours do); a step's uniques add the day's visitors for a whole UTC day inside
+// it and the hours' visitors for part of one.
+func (q q) ClickSeries(ctx context.Context, linkID string, bounds []time.Time, bots bool) ([]SeriesCount, error) {
+	if len(bounds) < 2 {
+		return nil, nil
+	}
+	out := make([]SeriesCount, len(bounds)-1)
+	from, to := bounds[0].UTC(), bounds[len(bounds)-1].UTC()
+	mark, err := q.clicksRolledUpTo(ctx, linkID)
+	if err != nil && !domain.IsCode(err, domain.CodeNotFound) {
+		return nil, err
+	}
+	rawFrom := from
+	if mark != nil && mark.After(rawFrom) {
+		rawFrom = *mark
+	}
+	if to.After(rawFrom) {
+		err := q.stepCounts(ctx, "link_clicks", "at", `COUNT(*) AS clicks, COUNT(DISTINCT `+q.period("at", "day")+` || visitor) AS uniques`,
+			linkID, bounds, rawFrom, to, bots, out)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if mark == nil || !mark.After(from) {
+		return out, nil
+	}
+	rolledTo := minTime(to, *mark)
+	if err := q.stepCounts(ctx, "link_click_rollups", "hour", `SUM(clicks) AS clicks, 0 AS uniques`,
+		linkID, bounds, from, rolledTo, bots, out); err != nil {
+		return nil, err
+	}
+	var spans [][2]time.Time
+	for i := range out {
+		if lo, hi := maxTime(bounds[i].UTC(), from), minTime(bounds[i+1].UTC(), rolledTo); lo.Before(hi) {
+			spans = append(spans, [2]time.Time{lo, hi})
+		}
+	}
+	v, err := q.rolledVisitors(ctx, linkID, spans, bots)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if lo, hi := maxTime(bounds[i].UTC(), from), minTime(bounds[i+1].UTC(), rolledTo); lo.Before(hi) {
+			out[i].Uniques += v.visitorsIn(lo, hi)
+		}
+	}
+	return out, nil
+}
+
+// stepCounts adds to out[i] the aggregates (clicks, uniques) of a link's rows of table
+// whose time column col is in [from, to), by the step of bounds it is in. Which step a row
+// is in is found without date arithmetic in SQL, so any zone's days count exactly and alike
+// on both databases, reading the rows once through the (link_id, time) index: PostgreSQL
+// looks the time up in the sorted bounds (width_bucket); SQLite scans the index once per
+// step (a join of the steps with the rows, steps first).
+func (q q) stepCounts(ctx context.Context, table, col, aggregates, linkID string, bounds []time.Time, from, to time.Time,
+	bots bool, out []SeriesCount) error {
+	var query string
+	var args []any
+	if q.s.dialect == Postgres {
+		starts := make([]string, len(bounds)-1)
+		for i, b := range bounds[:len(bounds)-1] {
+			starts[i] = b.UTC().Format(time.RFC3339Nano)
+		}
+		query = `SELECT width_bucket(` + col + `, CAST(? AS TIMESTAMPTZ[])) - 1 AS i, ` + aggregates + ` FROM ` + table +
+			` WHERE link_id = ? AND ` + col + ` >= ? AND ` + col + ` < ?`
+		args = []any{pq.Array(starts), linkID, from.UTC(), to.UTC()}
+	} else {
+		var steps strings.Builder
+		for i := range len(bounds) - 1 {
+			lo, hi := maxTime(bounds[i].UTC(), from.UTC()), minTime(bounds[i+1].UTC(), to.UTC())
+			if !lo.Before(hi) {
+				continue
+			}
+			if len(args) > 0 {
+				steps.WriteString(", ")
+			}
+			steps.WriteString("(" + strconv.Itoa(i) + ", ?, ?)")
+			args = append(args, lo, hi)
+		}
+		if len(args) == 0 {
+			return nil
+		}
+		// CROSS JOIN has SQLite take the steps first (not the rows, then every step for each).
+		query = `WITH steps(step, step_from, step_to) AS (VALUES ` + steps.String() + `) SELECT step AS i, ` + aggregates +
+			` FROM steps CROSS JOIN ` + table + ` WHERE link_id = ? AND ` + col + ` >= step_from AND ` + col + ` < step_to`
+		args = append(args, linkID)
+	}
+	if !bots {
+		query += " AND bot = ?"
+		args = append(args, false)
+	}
+	var rows []struct {
+		I int `db:"i"`
+		SeriesCount
+	}
+	if err := q.sel(ctx, &rows, query+" GROUP BY 1", args...); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.I < 0 || r.I >= len(out) {
+			return domain.Internal(fmt.Errorf("a click in step %d of %d", r.I, len(out)))
+		}
+		out[r.I].Clicks += r.Clicks
+		out[r.I].Uniques += r.Uniques
+	}
+	return nil
 }
 
 // mergeCounts adds rolled-up counts to raw ones, value by value, ordered as ClickCounts
@@ -572,6 +718,13 @@ func mergeCounts(raw, rolled []ClickCount, by string) []ClickCount {
 
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
 		return a
 	}
 	return b

@@ -2,12 +2,15 @@
 // a custom slug is created in the console, found in the list, opened with its QR code (both
 // downloads work); a visitor (a fetch from Node with a browser's User-Agent) follows /l/<slug>
 // and is redirected, and the click shows up in the open detail page live, then in the list.
+// The browser is in Asia/Kolkata: the stats are asked for in its days, and the chart's last
+// day is today in Kolkata.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { launchBrowser, screenshot, seriousViolations, settled, signUp, startServer, watchConsole } from './harness.mjs';
 
 const viewport = { width: 1280, height: 800 };
+const timezoneId = 'Asia/Kolkata';
 const wait = { timeout: 20_000 };
 const chromeUA =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -21,6 +24,8 @@ let consoleErrors = [];
 let linkId;
 /** Every LinkEvents subscription the page sends over its websocket. */
 const subscriptions = [];
+/** The variables of every LinkStats query the page sends. */
+const statsQueries = [];
 
 /** Sends a GraphQL operation from the page, with its session cookie. */
 async function graphql(page, query, variables) {
@@ -71,10 +76,15 @@ describe('short links end to end', { timeout: 300_000 }, () => {
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport, baseURL: server.base, acceptDownloads: true });
+    context = await browser.newContext({ viewport, baseURL: server.base, acceptDownloads: true, timezoneId });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
     consoleErrors = watchConsole(context);
     page = await context.newPage();
+    page.on('request', (req) => {
+      if (!req.url().endsWith('/graphql') || req.method() !== 'POST') return;
+      const body = req.postDataJSON();
+      if (body?.operationName === 'LinkStats') statsQueries.push(body.variables);
+    });
     page.on('websocket', (ws) =>
       ws.on('framesent', (f) => {
         const data = typeof f.payload === 'string' ? f.payload : String(f.payload);
@@ -217,7 +227,15 @@ describe('short links end to end', { timeout: 300_000 }, () => {
     // Clicks are written in batches (every 250 ms) and announced as link.clicked: the open page updates itself.
     await page.getByTestId('link-clicks').filter({ hasText: /^1 click$/ }).waitFor(wait);
     await page.getByTestId('stats-clicks').filter({ hasText: /^1$/ }).waitFor(wait);
-    await page.getByRole('img', { name: /^Clicks per day, last 30 days: 1 click/ }).waitFor(wait);
+    // Asked for in the browser's time zone (Chromium may name it by its older alias), and
+    // today's click is on today's date in Kolkata, whatever the time in UTC.
+    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    assert.ok(['Asia/Kolkata', 'Asia/Calcutta'].includes(zone), zone);
+    assert.ok(statsQueries.length > 0, 'the page never asked for stats');
+    assert.ok(statsQueries.every((v) => v.timezone === zone), JSON.stringify(statsQueries));
+    const today = new Intl.DateTimeFormat('en', { month: 'short', day: 'numeric', timeZone: timezoneId }).format(new Date());
+    await page.getByRole('img', { name: new RegExp(`^Clicks per day, last 30 days: 1 click, most on ${today} \\(1 click\\)`) }).waitFor(wait);
+    assert.equal(await page.getByTestId('chart-timezone').textContent(), zone);
     const referrers = page.getByRole('table', { name: 'Referrers' });
     await referrers.getByText('news.example.org').waitFor(wait);
     await page.getByRole('table', { name: 'Browsers' }).getByText('Chrome').waitFor(wait);

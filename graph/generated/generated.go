@@ -370,6 +370,7 @@ type ComplexityRoot struct {
 		Os          func(childComplexity int) int
 		Referrers   func(childComplexity int) int
 		Timeseries  func(childComplexity int) int
+		Timezone    func(childComplexity int) int
 		To          func(childComplexity int) int
 		Uniques     func(childComplexity int) int
 	}
@@ -538,7 +539,7 @@ type ComplexityRoot struct {
 		Instances               func(childComplexity int, first *int, after *string) int
 		Link                    func(childComplexity int, id string) int
 		LinkClicks              func(childComplexity int, id string, includeBots *bool, first *int, after *string) int
-		LinkStats               func(childComplexity int, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, includeBots *bool) int
+		LinkStats               func(childComplexity int, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, timezone *string, includeBots *bool) int
 		Links                   func(childComplexity int, search *string, tag *string, archived *bool, createdAfter *time.Time, createdBefore *time.Time, sort *model.LinkSort, first *int, after *string) int
 		Message                 func(childComplexity int, instanceID string, id string) int
 		Messages                func(childComplexity int, instanceID string, filter *model.MessageFilter, first *int, after *string) int
@@ -585,9 +586,10 @@ type ComplexityRoot struct {
 	}
 
 	StatsBucket struct {
-		Clicks  func(childComplexity int) int
-		Start   func(childComplexity int) int
-		Uniques func(childComplexity int) int
+		Clicks     func(childComplexity int) int
+		LocalStart func(childComplexity int) int
+		Start      func(childComplexity int) int
+		Uniques    func(childComplexity int) int
 	}
 
 	StatsCount struct {
@@ -732,7 +734,7 @@ type QueryResolver interface {
 	ShortLinkBase(ctx context.Context) (string, error)
 	Links(ctx context.Context, search *string, tag *string, archived *bool, createdAfter *time.Time, createdBefore *time.Time, sort *model.LinkSort, first *int, after *string) (*model.LinkConnection, error)
 	Link(ctx context.Context, id string) (*model.Link, error)
-	LinkStats(ctx context.Context, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, includeBots *bool) (*model.LinkStats, error)
+	LinkStats(ctx context.Context, id string, from *time.Time, to *time.Time, interval *model.StatsInterval, timezone *string, includeBots *bool) (*model.LinkStats, error)
 	LinkClicks(ctx context.Context, id string, includeBots *bool, first *int, after *string) (*model.LinkClickConnection, error)
 	AutomationSubscriptions(ctx context.Context) ([]model.AutomationSubscription, error)
 	AutomationSubscription(ctx context.Context, id string) (*model.AutomationSubscription, error)
@@ -2128,6 +2130,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.LinkStats.Timeseries(childComplexity), true
+	case "LinkStats.timezone":
+		if e.ComplexityRoot.LinkStats.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LinkStats.Timezone(childComplexity), true
 	case "LinkStats.to":
 		if e.ComplexityRoot.LinkStats.To == nil {
 			break
@@ -3258,7 +3266,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.LinkStats(childComplexity, args["id"].(string), args["from"].(*time.Time), args["to"].(*time.Time), args["interval"].(*model.StatsInterval), args["includeBots"].(*bool)), true
+		return e.ComplexityRoot.Query.LinkStats(childComplexity, args["id"].(string), args["from"].(*time.Time), args["to"].(*time.Time), args["interval"].(*model.StatsInterval), args["timezone"].(*string), args["includeBots"].(*bool)), true
 	case "Query.links":
 		if e.ComplexityRoot.Query.Links == nil {
 			break
@@ -3447,6 +3455,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StatsBucket.Clicks(childComplexity), true
+	case "StatsBucket.localStart":
+		if e.ComplexityRoot.StatsBucket.LocalStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatsBucket.LocalStart(childComplexity), true
 	case "StatsBucket.start":
 		if e.ComplexityRoot.StatsBucket.Start == nil {
 			break
@@ -4511,8 +4525,19 @@ extend type Query {
   A link's clicks between from and to: totals, a time series with every interval (zeros
   included) and breakdowns. Default range: the last 30 days by DAY, the last 24 hours by
   HOUR; at most 366 days by DAY, 14 days by HOUR. Bots are left out unless includeBots.
+  timezone is an IANA time zone name (such as Europe/Berlin; at most 64 characters): the
+  series steps through its days (local midnight to local midnight, 23 or 25 hours across a
+  DST change) or hours, and the default range ends with its current day or hour. An unknown
+  zone is an INVALID error on the field timezone.
   """
-  linkStats(id: ID!, from: Time, to: Time, interval: StatsInterval = DAY, includeBots: Boolean = false): LinkStats!
+  linkStats(
+    id: ID!
+    from: Time
+    to: Time
+    interval: StatsInterval = DAY
+    timezone: String = "UTC"
+    includeBots: Boolean = false
+  ): LinkStats!
   "A link's clicks, newest first (bots left out unless includeBots)."
   linkClicks(id: ID!, includeBots: Boolean = false, first: Int = 20, after: String): LinkClickConnection!
 }
@@ -4627,9 +4652,11 @@ type LinkStats {
   from: Time!
   to: Time!
   interval: StatsInterval!
+  "The time zone whose days or hours timeseries steps through (IANA name)."
+  timezone: String!
   includeBots: Boolean!
   clicks: Int!
-  "Distinct visitors per day, summed over the range."
+  "Distinct visitors per UTC day, summed over the range."
   uniques: Int!
   "Bot visits in the range (counted whatever includeBots says)."
   bots: Int!
@@ -4646,8 +4673,16 @@ type LinkStats {
 }
 
 type StatsBucket {
+  "When the interval starts (in UTC, as every Time)."
   start: Time!
+  """
+  When the interval starts in the stats' time zone: RFC 3339 with the zone's offset, such as
+  2025-03-30T00:00:00.000+01:00 (a day in Europe/Berlin, 23 hours long); its first 10
+  characters are the local date, characters 12 to 16 the local time.
+  """
+  localStart: String!
   clicks: Int!
+  "Distinct visitors per UTC day in the interval: one across two UTC days may count a visitor twice."
   uniques: Int!
 }
 
@@ -5604,6 +5639,8 @@ func (ec *executionContext) childFields_LinkStats(ctx context.Context, field gra
 		return ec.fieldContext_LinkStats_to(ctx, field)
 	case "interval":
 		return ec.fieldContext_LinkStats_interval(ctx, field)
+	case "timezone":
+		return ec.fieldContext_LinkStats_timezone(ctx, field)
 	case "includeBots":
 		return ec.fieldContext_LinkStats_includeBots(ctx, field)
 	case "clicks":
@@ -5880,6 +5917,8 @@ func (ec *executionContext) childFields_StatsBucket(ctx context.Context, field g
 	switch field.Name {
 	case "start":
 		return ec.fieldContext_StatsBucket_start(ctx, field)
+	case "localStart":
+		return ec.fieldContext_StatsBucket_localStart(ctx, field)
 	case "clicks":
 		return ec.fieldContext_StatsBucket_clicks(ctx, field)
 	case "uniques":
@@ -7441,14 +7480,22 @@ func (ec *executionContext) field_Query_linkStats_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["interval"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "includeBots",
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "timezone",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timezone"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "includeBots",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["includeBots"] = arg4
+	args["includeBots"] = arg5
 	return args, nil
 }
 
@@ -12827,6 +12874,29 @@ func (ec *executionContext) fieldContext_LinkStats_interval(_ context.Context, f
 	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type StatsInterval does not have child fields"))
 }
 
+func (ec *executionContext) _LinkStats_timezone(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LinkStats_timezone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timezone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LinkStats_timezone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LinkStats", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _LinkStats_includeBots(ctx context.Context, field graphql.CollectedField, obj *model.LinkStats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17626,7 +17696,7 @@ func (ec *executionContext) _Query_linkStats(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().LinkStats(ctx, fc.Args["id"].(string), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time), fc.Args["interval"].(*model.StatsInterval), fc.Args["includeBots"].(*bool))
+			return ec.Resolvers.Query().LinkStats(ctx, fc.Args["id"].(string), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time), fc.Args["interval"].(*model.StatsInterval), fc.Args["timezone"].(*string), fc.Args["includeBots"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.LinkStats) graphql.Marshaler {
@@ -18425,6 +18495,29 @@ func (ec *executionContext) _StatsBucket_start(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_StatsBucket_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StatsBucket", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _StatsBucket_localStart(ctx context.Context, field graphql.CollectedField, obj *model.StatsBucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatsBucket_localStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LocalStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatsBucket_localStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatsBucket", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _StatsBucket_clicks(ctx context.Context, field graphql.CollectedField, obj *model.StatsBucket) (ret graphql.Marshaler) {
@@ -24244,6 +24337,11 @@ func (ec *executionContext) _LinkStats(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "timezone":
+			out.Values[i] = ec._LinkStats_timezone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "includeBots":
 			out.Values[i] = ec._LinkStats_includeBots(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26388,6 +26486,11 @@ func (ec *executionContext) _StatsBucket(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = graphql.MarshalString("StatsBucket")
 		case "start":
 			out.Values[i] = ec._StatsBucket_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "localStart":
+			out.Values[i] = ec._StatsBucket_localStart(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -464,13 +464,15 @@ type LinkConnection struct {
 }
 
 type LinkStats struct {
-	LinkID      string        `json:"linkId"`
-	From        time.Time     `json:"from"`
-	To          time.Time     `json:"to"`
-	Interval    StatsInterval `json:"interval"`
-	IncludeBots bool          `json:"includeBots"`
-	Clicks      int           `json:"clicks"`
-	// Distinct visitors per day, summed over the range.
+	LinkID   string        `json:"linkId"`
+	From     time.Time     `json:"from"`
+	To       time.Time     `json:"to"`
+	Interval StatsInterval `json:"interval"`
+	// The time zone whose days or hours timeseries steps through (IANA name).
+	Timezone    string `json:"timezone"`
+	IncludeBots bool   `json:"includeBots"`
+	Clicks      int    `json:"clicks"`
+	// Distinct visitors per UTC day, summed over the range.
 	Uniques int `json:"uniques"`
 	// Bot visits in the range (counted whatever includeBots says).
 	Bots int `json:"bots"`
@@ -637,9 +639,15 @@ type SignUpInput struct {
 }
 
 type StatsBucket struct {
-	Start   time.Time `json:"start"`
-	Clicks  int       `json:"clicks"`
-	Uniques int       `json:"uniques"`
+	// When the interval starts (in UTC, as every Time).
+	Start time.Time `json:"start"`
+	// When the interval starts in the stats' time zone: RFC 3339 with the zone's offset, such as
+	// 2025-03-30T00:00:00.000+01:00 (a day in Europe/Berlin, 23 hours long); its first 10
+	// characters are the local date, characters 12 to 16 the local time.
+	LocalStart string `json:"localStart"`
+	Clicks     int    `json:"clicks"`
+	// Distinct visitors per UTC day in the interval: one across two UTC days may count a visitor twice.
+	Uniques int `json:"uniques"`
 }
 
 type Subscription struct {

@@ -17,6 +17,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	// The IANA time zones, built in (about 450 KB): link stats take a caller's zone, and a
+	// host or image without /usr/share/zoneinfo (scratch, a slim distribution, Windows) must
+	// know them too. The system's copy, when there is one, is read first.
+	_ "time/tzdata"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
 	"github.com/switchboard-dev/switchboard/backend/httpx"

@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeSubject } from 'wonka';
 import { mockClient, type Handler, type MockResponse } from '../../test/mockClient';
 import { renderWithClient } from '../../test/render';
@@ -22,6 +22,18 @@ function setup(handlers: Record<string, Handler> = {}) {
     ...handlers,
   });
 }
+
+/** Has the browser say it is in zone (as Intl.DateTimeFormat().resolvedOptions() tells). */
+function inTimeZone(zone: string) {
+  const real = Intl.DateTimeFormat.prototype.resolvedOptions;
+  vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions').mockImplementation(function (this: Intl.DateTimeFormat) {
+    return { ...real.call(this), timeZone: zone };
+  });
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('LinkDetailPage', () => {
   it('shows the link, its QR code with downloads, the clicks chart and the breakdowns', async () => {
@@ -80,11 +92,16 @@ describe('LinkDetailPage', () => {
 
   it('changes the period and the bot filter', async () => {
     const user = userEvent.setup();
+    inTimeZone('America/Los_Angeles');
     const statsQuery = vi.fn((v: Record<string, unknown>) => ({ data: { linkStats: stats({ interval: v.interval as 'DAY' | 'HOUR', clicks: 0, timeseries: [] }) } }));
     const { client } = setup({ LinkStats: statsQuery });
     renderWithClient(<LinkDetailPage />, { client, ...route });
     expect(await screen.findByRole('heading', { name: 'No clicks in the last 30 days' })).toBeInTheDocument();
-    expect(statsQuery).toHaveBeenLastCalledWith({ id: 'lnk_1', from: null, interval: 'DAY', includeBots: false }, expect.anything());
+    // Days and hours are the browser's time zone's.
+    expect(statsQuery).toHaveBeenLastCalledWith(
+      { id: 'lnk_1', from: null, interval: 'DAY', timezone: 'America/Los_Angeles', includeBots: false },
+      expect.anything(),
+    );
 
     await user.selectOptions(screen.getByLabelText('Period'), '7d');
     await waitFor(() => expect(statsQuery).toHaveBeenLastCalledWith(expect.objectContaining({ interval: 'DAY', from: expect.any(String) }), expect.anything()));
@@ -95,6 +112,43 @@ describe('LinkDetailPage', () => {
     expect(await screen.findByRole('heading', { name: 'No clicks in the last 24 hours' })).toBeInTheDocument();
     await user.click(screen.getByLabelText('Include bots'));
     await waitFor(() => expect(statsQuery).toHaveBeenLastCalledWith(expect.objectContaining({ includeBots: true }), expect.anything()));
+    expect(statsQuery.mock.calls.every(([v]) => v.timezone === 'America/Los_Angeles')).toBe(true);
+  });
+
+  it("labels the chart with the dates and hours of the browser's time zone", async () => {
+    const user = userEvent.setup();
+    inTimeZone('Asia/Kolkata');
+    // Kolkata's 30 March starts at 18:30 UTC on 29 March: the label is the local date.
+    const days = stats({
+      timezone: 'Asia/Kolkata',
+      clicks: 3,
+      timeseries: [
+        { __typename: 'StatsBucket', start: '2025-03-28T18:30:00.000Z', localStart: '2025-03-29T00:00:00.000+05:30', clicks: 1 },
+        { __typename: 'StatsBucket', start: '2025-03-29T18:30:00.000Z', localStart: '2025-03-30T00:00:00.000+05:30', clicks: 2 },
+      ],
+    });
+    const hours = stats({
+      interval: 'HOUR',
+      timezone: 'Asia/Kolkata',
+      clicks: 2,
+      timeseries: [
+        { __typename: 'StatsBucket', start: '2025-03-29T17:30:00.000Z', localStart: '2025-03-29T23:00:00.000+05:30', clicks: 0 },
+        { __typename: 'StatsBucket', start: '2025-03-29T18:30:00.000Z', localStart: '2025-03-30T00:00:00.000+05:30', clicks: 2 },
+      ],
+    });
+    const statsQuery = vi.fn((v: Record<string, unknown>) => ({ data: { linkStats: v.interval === 'HOUR' ? hours : days } }));
+    const { client } = setup({ LinkStats: statsQuery });
+    renderWithClient(<LinkDetailPage />, { client, ...route });
+
+    const chart = await screen.findByRole('img', { name: /^Clicks per day, last 30 days: 3 clicks, most on Mar 30 \(2 clicks\)\.$/ });
+    expect(chart.querySelectorAll('rect')[1]?.querySelector('title')).toHaveTextContent('Mar 30: 2 clicks');
+    expect(screen.getByTestId('chart-timezone')).toHaveTextContent('Asia/Kolkata');
+    expect(statsQuery).toHaveBeenLastCalledWith(expect.objectContaining({ interval: 'DAY', timezone: 'Asia/Kolkata' }), expect.anything());
+
+    await user.selectOptions(screen.getByLabelText('Period'), '24h');
+    const hourly = await screen.findByRole('img', { name: /^Clicks per hour, last 24 hours: 2 clicks, most on 00:00 \(2 clicks\)\.$/ });
+    expect(hourly.querySelectorAll('rect')[0]?.querySelector('title')).toHaveTextContent('23:00: 0 clicks');
+    expect(statsQuery).toHaveBeenLastCalledWith(expect.objectContaining({ interval: 'HOUR', timezone: 'Asia/Kolkata' }), expect.anything());
   });
 
   it('edits the link, sending only what changed (an emptied expiry is cleared)', async () => {

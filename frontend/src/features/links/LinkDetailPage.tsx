@@ -32,7 +32,7 @@ import { toFormErrors, toUpdateInput, valuesFrom } from './form';
 import { LinkFormDialog } from './LinkFormDialog';
 import { LinkStatusBadge } from './LinkStatus';
 import { download, svgDataURL, svgToPNG } from './qr';
-import { clicksLabel, countryName, statLabel } from './text';
+import { browserTimeZone, clicksLabel, countryName, statLabel } from './text';
 import { useLinkEvents, useRefetchOn } from './useLinkEvents';
 import styles from './Links.module.css';
 
@@ -136,10 +136,12 @@ function StatsSection({ id, version }: { id: string; version: number }) {
   const [period, setPeriod] = useState<{ range: Range; from: string | null }>({ range: '30d', from: null });
   const [includeBots, setIncludeBots] = useState(false);
   const interval = period.range === '24h' ? ('HOUR' as const) : ('DAY' as const);
+  // Days and hours are the browser's: a day in Berlin starts at Berlin's midnight.
+  const timezone = useMemo(() => browserTimeZone(), []);
   const context = useMemo(() => ({ additionalTypenames: ['Link'] }), []);
   const [stats, refetch] = useQuery({
     query: LinkStatsDocument,
-    variables: { id, from: period.from, interval, includeBots },
+    variables: { id, from: period.from, interval, timezone, includeBots },
     context,
     requestPolicy: 'cache-and-network',
   });
@@ -212,7 +214,7 @@ function StatsSection({ id, version }: { id: string; version: number }) {
                 Share the short link or its QR code: clicks show up here within a second.
               </EmptyState>
             ) : (
-              <ClicksChart buckets={s.timeseries} interval={s.interval} period={rangeLabel} />
+              <ClicksChart buckets={s.timeseries} interval={s.interval} period={rangeLabel} timezone={s.timezone} />
             )}
           </Card>
           <div className={styles.breakdowns}>

@@ -42,14 +42,15 @@ export function stats(over: Partial<Stats> = {}): Stats {
     from: '2025-01-01T00:00:00.000Z',
     to: '2025-01-03T12:00:00.000Z',
     interval: 'DAY',
+    timezone: 'UTC',
     includeBots: false,
     clicks: 5,
     uniques: 4,
     bots: 2,
     timeseries: [
-      { __typename: 'StatsBucket', start: '2025-01-01T00:00:00.000Z', clicks: 1 },
-      { __typename: 'StatsBucket', start: '2025-01-02T00:00:00.000Z', clicks: 0 },
-      { __typename: 'StatsBucket', start: '2025-01-03T00:00:00.000Z', clicks: 4 },
+      { __typename: 'StatsBucket', start: '2025-01-01T00:00:00.000Z', localStart: '2025-01-01T00:00:00.000Z', clicks: 1 },
+      { __typename: 'StatsBucket', start: '2025-01-02T00:00:00.000Z', localStart: '2025-01-02T00:00:00.000Z', clicks: 0 },
+      { __typename: 'StatsBucket', start: '2025-01-03T00:00:00.000Z', localStart: '2025-01-03T00:00:00.000Z', clicks: 4 },
     ],
     countries: [
       { __typename: 'StatsCount', value: 'DE', clicks: 3 },

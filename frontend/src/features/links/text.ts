@@ -28,12 +28,25 @@ export function clicksLabel(n: number): string {
 }
 
 const dayFormat = new Intl.DateTimeFormat('en', { month: 'short', day: 'numeric', timeZone: 'UTC' });
-const hourFormat = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC' });
 
-/** A bucket's start as shown: "Nov 24" by day, "14:00 UTC" by hour (buckets are UTC days and hours). */
-export function bucketLabel(start: string, interval: 'DAY' | 'HOUR'): string {
-  const d = new Date(start);
-  return interval === 'DAY' ? dayFormat.format(d) : `${hourFormat.format(d)} UTC`;
+/**
+ * A bucket's start as shown, read from its local start (RFC 3339 with the stats' time zone's
+ * offset, such as 2025-03-30T00:00:00.000+01:00): "Mar 30" by day, "14:00" by hour. The date
+ * and time are the zone's whatever zone the browser is in.
+ */
+export function bucketLabel(localStart: string, interval: 'DAY' | 'HOUR'): string {
+  if (interval === 'HOUR') return localStart.slice(11, 16);
+  const [y = 1970, m = 1, d = 1] = localStart.slice(0, 10).split('-').map(Number);
+  return dayFormat.format(new Date(Date.UTC(y, m - 1, d)));
+}
+
+/** The browser's IANA time zone (Europe/Berlin), in whose days and hours the console asks for stats; UTC when it cannot tell. */
+export function browserTimeZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    return 'UTC';
+  }
 }
 
 export type LinkState = 'active' | 'archived' | 'expired' | 'used_up';
