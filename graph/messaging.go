@@ -145,7 +145,7 @@ func (r *queryResolver) Message(ctx context.Context, instanceID string, id strin
 func (r *mutationResolver) SendMessage(ctx context.Context, instanceID string, input model.SendMessageInput) (*model.Message, error) {
 	m, err := r.msg.Messages.Send(ctx, actor(ctx), instanceID, messaging.SendInput{To: input.To,
 		ContentInput: contentInput(input.Type, input.Text, input.Media, input.Location, input.Contact, input.Poll, input.Reaction, input.Template),
-		ReplyTo:      deref(input.ReplyTo)})
+		ReplyTo:      deref(input.ReplyTo), ThreadID: deref(input.ThreadID)})
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func toMessage(m domain.Message, instanceAddress string) model.Message {
 	o := m.Object(instanceAddress)
 	return model.Message{ID: o.ID, InstanceID: o.InstanceID, ChatID: o.ChatID, Direction: o.Direction, From: o.From, To: o.To,
 		Type: o.Type, Text: o.Text, Media: o.Media, Location: o.Location, Contact: o.Contact, Poll: o.Poll,
-		Reaction: o.Reaction, Template: toTemplate(o.Template), ReplyTo: o.ReplyTo, Status: o.Status, Error: o.Error, ProviderMessageID: o.ProviderMessageID,
+		Reaction: o.Reaction, Template: toTemplate(o.Template), ReplyTo: o.ReplyTo, ThreadID: o.ThreadID, Status: o.Status, Error: o.Error, ProviderMessageID: o.ProviderMessageID,
 		EditedAt: m.EditedAt, DeletedAt: m.DeletedAt, SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt,
 		FailedAt: m.FailedAt, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 }

@@ -697,3 +697,41 @@ func TestUpdateInstanceNulls(t *testing.T) {
 		}
 	})
 }
+
+// threadId in GraphQL follows REST's rules: a channel without threads (the sandbox) refuses
+// it before anything is stored, a threadId that is no topic number is INVALID naming it, and
+// messages outside threads read threadId null.
+func TestMessagingThreadID(t *testing.T) {
+	eachMessagingDialect(t, func(t *testing.T, h *harness) {
+		_, r := h.post(t, `{ channels { name capabilities { threads } } }`, nil)
+		var ch struct {
+			Channels []struct {
+				Name         string
+				Capabilities struct{ Threads bool }
+			}
+		}
+		r.decode(t, &ch)
+		if len(ch.Channels) != 1 || ch.Channels[0].Capabilities.Threads {
+			t.Fatalf("the sandbox declares threads: %+v", ch)
+		}
+		token, _ := h.owner(t)
+		s := withSession(token)
+		a := h.createInstance(t, map[string]any{"name": "A", "config": map[string]any{"auto_pair": true}, "connect": true}, s)
+		h.waitStatus(t, a.ID, "connected", s)
+		const send = `mutation($id: ID!, $input: SendMessageInput!) { sendMessage(instanceId: $id, input: $input) { id threadId } }`
+		_, r = h.post(t, send, map[string]any{"id": a.ID, "input": map[string]any{"to": "+15551230001", "text": "x", "threadId": "7"}}, s)
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["reason"] != "unsupported_by_channel" {
+			t.Errorf("threadId on the sandbox: %+v", r.Errors)
+		}
+		_, r = h.post(t, send, map[string]any{"id": a.ID, "input": map[string]any{"to": "+15551230001", "text": "x", "threadId": "general"}}, s)
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "threadId" {
+			t.Errorf("a threadId that is no number: %+v", r.Errors)
+		}
+		var sent struct{ SendMessage struct{ ID, ThreadID *string } }
+		_, r = h.post(t, send, map[string]any{"id": a.ID, "input": map[string]any{"to": "+15551230001", "text": "no thread"}}, s)
+		r.decode(t, &sent)
+		if sent.SendMessage.ID == nil || sent.SendMessage.ThreadID != nil {
+			t.Errorf("a message outside threads: %+v", sent)
+		}
+	})
+}

@@ -28,6 +28,8 @@ type Capabilities struct {
 	Receipts                              []string
 	Reply, Edit, Delete, MarkRead, Typing bool
 	Groups, CreateGroups, Check, Pairing  bool
+	// Threads: a chat has threads a message can be sent to (Telegram forum topics).
+	Threads bool
 	// TypingMarksRead: the channel shows a typing indicator only in answer to a received
 	// message, which it marks read with everything before it (WhatsApp).
 	TypingMarksRead bool
@@ -117,6 +119,8 @@ type Outbound struct {
 	// of the message reacted to.
 	ReplyTo        string
 	ReactionTarget string
+	// ThreadID is the thread of the chat to send to ("" for the chat itself).
+	ThreadID string
 	// Participants are a group's members' addresses (Group only).
 	Participants []string
 }
@@ -261,6 +265,8 @@ type Inbound struct {
 	Type              string         `json:"type"`
 	Content           domain.Content `json:"content"`
 	ReplyTo           string         `json:"reply_to,omitempty"`
+	// ThreadID is the thread of the chat it was written in (a Telegram forum topic).
+	ThreadID string `json:"thread_id,omitempty"`
 	// MediaRef is the provider's reference to the message's media (Telegram's file_id,
 	// WhatsApp's media id): the service downloads it with FetchMedia into the blob store
 	// before storing the message. Content.Media then carries caption, file name and type.

@@ -284,7 +284,9 @@ type Message struct {
 	Type    string
 	Content Content
 	// ReplyTo is the id of the message this one answers.
-	ReplyTo           *string
+	ReplyTo *string
+	// ThreadID is the channel's thread within the chat (a Telegram forum topic's id).
+	ThreadID          string
 	Status            string
 	Error             *MessageError
 	ProviderMessageID string
@@ -316,6 +318,7 @@ type MessageObject struct {
 	Reaction          *Reaction     `json:"reaction"`
 	Template          *Template     `json:"template"`
 	ReplyTo           *string       `json:"reply_to"`
+	ThreadID          *string       `json:"thread_id"`
 	Status            string        `json:"status"`
 	Error             *MessageError `json:"error"`
 	ProviderMessageID *string       `json:"provider_message_id"`
@@ -346,7 +349,7 @@ func (m Message) Object(instanceAddress string) MessageObject {
 	return MessageObject{Object: "message", ID: m.ID, InstanceID: m.InstanceID, ChatID: m.ChatID,
 		Direction: m.Direction, From: from, To: to, Type: m.Type, Text: text, Media: m.Content.Media.Object(),
 		Location: m.Content.Location, Contact: m.Content.Contact, Poll: m.Content.Poll, Reaction: m.Content.Reaction,
-		Template: m.Content.Template, ReplyTo: m.ReplyTo, Status: m.Status, Error: m.Error, ProviderMessageID: strPtr(m.ProviderMessageID),
+		Template: m.Content.Template, ReplyTo: m.ReplyTo, ThreadID: strPtr(m.ThreadID), Status: m.Status, Error: m.Error, ProviderMessageID: strPtr(m.ProviderMessageID),
 		EditedAt: TSPtr(m.EditedAt), DeletedAt: TSPtr(m.DeletedAt), SentAt: TSPtr(m.SentAt),
 		DeliveredAt: TSPtr(m.DeliveredAt), ReadAt: TSPtr(m.ReadAt), FailedAt: TSPtr(m.FailedAt),
 		CreatedAt: TS(m.CreatedAt), UpdatedAt: TS(m.UpdatedAt)}
@@ -655,6 +658,8 @@ type ChannelCapabilities struct {
 	CreateGroups bool     `json:"create_groups"`
 	Check        bool     `json:"check"`
 	Pairing      bool     `json:"pairing"`
+	// Threads: messages can go to a thread of a chat (thread_id: Telegram forum topics).
+	Threads bool `json:"threads"`
 }
 
 // ChannelConfigField is one setting of a channel's instance config.

@@ -110,6 +110,7 @@ type sendMessageRequest struct {
 	Reaction *reactionInput    `json:"reaction,omitempty" doc:"The emoji of a reaction and the message it reacts to."`
 	Template *templateInput    `json:"template,omitempty" doc:"A pre-approved template (WhatsApp Cloud: the only way to write first, or after 24 hours without a reply)."`
 	ReplyTo  string            `json:"reply_to,omitempty" example:"msg_01jr8d0c3b5n7q9s1u3w5y7a9c" doc:"The id of a message of the same chat this one answers."`
+	ThreadID string            "json:\"thread_id,omitempty\" maxLength:\"20\" example:\"42\" doc:\"Send into this thread of the chat: a Telegram forum topic's `message_thread_id` (channels with `threads`). A reply without it goes to the thread of the message it answers.\""
 }
 
 // messagesQuery is the input of GET /instances/{id}/messages.
@@ -167,7 +168,7 @@ func (a *api) sendMessage(r *http.Request, in sendMessageRequest) (domain.Messag
 		return domain.MessageObject{}, err
 	}
 	m, err := a.opts.Messaging.Messages.Send(r.Context(), actor(r), in.ID, messaging.SendInput{To: in.To,
-		ContentInput: content, ReplyTo: in.ReplyTo})
+		ContentInput: content, ReplyTo: in.ReplyTo, ThreadID: in.ThreadID})
 	return m.Object(m.Sender), err // an outbound message's sender is the instance's address
 }
 

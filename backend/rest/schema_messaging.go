@@ -119,6 +119,7 @@ var messagingNotes = map[reflect.Type]typeNote{
 			"reaction":            {doc: "The reaction of a reaction message."},
 			"template":            {doc: "The template of a template message (WhatsApp Cloud)."},
 			"reply_to":            {doc: "The id of the message this one answers."},
+			"thread_id":           {doc: "The thread of the chat it was sent or received in: a Telegram forum topic's id (null for chats without threads and for a forum's General topic)."},
 			"status":              {"Outbound: `queued` → `sent` → `delivered` → `read` (only forward), or `failed`. Inbound: `received`, then `read` once the chat is marked read.", `enum:"queued,sent,delivered,read,failed,received"`},
 			"error":               {doc: "Why a failed message failed."},
 			"provider_message_id": {doc: "The channel's id of the message, once sent."},
@@ -227,6 +228,7 @@ var messagingNotes = map[reflect.Type]typeNote{
 		"create_groups": {"Groups can be created.", `example:"false"`},
 		"check":         {"Addresses can be checked for reachability.", `example:"false"`},
 		"pairing":       {"Connecting needs a QR code or pairing code.", `example:"false"`},
+		"threads":       {"Messages can go to a thread of a chat (`thread_id`: Telegram forum topics).", `example:"false"`},
 	}},
 	reflect.TypeFor[domain.ChannelConfigField](): {fields: map[string]note{
 		"name":        {"The setting's name in `config`.", `example:"bot_token"`},

@@ -435,11 +435,13 @@ type messageRow struct {
 	FailedAt          *time.Time `db:"failed_at"`
 	CreatedAt         time.Time  `db:"created_at"`
 	UpdatedAt         time.Time  `db:"updated_at"`
+	ThreadID          *string    `db:"thread_id"`
 }
 
+// messageCols ends with thread_id, added later: SaveMessage reads messageArgs by position.
 const messageCols = `id, workspace_id, instance_id, chat_id, direction, chat_address, sender, type, content, reply_to,
 	status, error_code, error_message, provider_message_id, edited_at, deleted_at, sent_at, delivered_at, read_at,
-	failed_at, created_at, updated_at`
+	failed_at, created_at, updated_at, thread_id`
 
 func (r messageRow) message() (domain.Message, error) {
 	m := domain.Message{ID: r.ID, WorkspaceID: r.WorkspaceID, InstanceID: r.InstanceID, ChatID: r.ChatID,
@@ -449,6 +451,9 @@ func (r messageRow) message() (domain.Message, error) {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 	if r.ProviderMessageID != nil {
 		m.ProviderMessageID = *r.ProviderMessageID
+	}
+	if r.ThreadID != nil {
+		m.ThreadID = *r.ThreadID
 	}
 	if r.ErrorCode != "" {
 		m.Error = &domain.MessageError{Code: r.ErrorCode, Message: r.ErrorMessage}
@@ -476,17 +481,20 @@ func messageArgs(m domain.Message) []any {
 	if m.Error != nil {
 		code, msg = m.Error.Code, m.Error.Message
 	}
-	var provider *string
+	var provider, thread *string
 	if m.ProviderMessageID != "" {
 		provider = &m.ProviderMessageID
+	}
+	if m.ThreadID != "" {
+		thread = &m.ThreadID
 	}
 	return []any{m.ID, m.WorkspaceID, m.InstanceID, m.ChatID, m.Direction, m.ChatAddress, m.Sender, m.Type,
 		string(domain.RawJSON(m.Content)), m.ReplyTo, m.Status, code, msg, provider, utcPtr(m.EditedAt),
 		utcPtr(m.DeletedAt), utcPtr(m.SentAt), utcPtr(m.DeliveredAt), utcPtr(m.ReadAt), utcPtr(m.FailedAt),
-		m.CreatedAt.UTC(), m.UpdatedAt.UTC()}
+		m.CreatedAt.UTC(), m.UpdatedAt.UTC(), thread}
 }
 
-const messageValues = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const messageValues = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // InsertMessage stores a message. An inbound message whose provider id the instance already
 // has is not stored again: inserted is false.

@@ -160,6 +160,7 @@ type ComplexityRoot struct {
 		Pairing      func(childComplexity int) int
 		Receipts     func(childComplexity int) int
 		Reply        func(childComplexity int) int
+		Threads      func(childComplexity int) int
 		Typing       func(childComplexity int) int
 	}
 
@@ -424,6 +425,7 @@ type ComplexityRoot struct {
 		Status            func(childComplexity int) int
 		Template          func(childComplexity int) int
 		Text              func(childComplexity int) int
+		ThreadID          func(childComplexity int) int
 		To                func(childComplexity int) int
 		Type              func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
@@ -1261,6 +1263,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChannelCapabilities.Reply(childComplexity), true
+	case "ChannelCapabilities.threads":
+		if e.ComplexityRoot.ChannelCapabilities.Threads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChannelCapabilities.Threads(childComplexity), true
 	case "ChannelCapabilities.typing":
 		if e.ComplexityRoot.ChannelCapabilities.Typing == nil {
 			break
@@ -2386,6 +2394,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Text(childComplexity), true
+	case "Message.threadId":
+		if e.ComplexityRoot.Message.ThreadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.ThreadID(childComplexity), true
 	case "Message.to":
 		if e.ComplexityRoot.Message.To == nil {
 			break
@@ -4167,6 +4181,8 @@ type ChannelCapabilities {
   createGroups: Boolean!
   check: Boolean!
   pairing: Boolean!
+  "Messages can go to a thread of a chat (threadId: Telegram forum topics)."
+  threads: Boolean!
 }
 
 type ChannelConfigField {
@@ -4231,6 +4247,8 @@ type Message {
   reaction: Reaction
   template: Template
   replyTo: ID
+  "The thread of the chat it was sent or received in: a Telegram forum topic's id (null outside threads and in a forum's General topic)."
+  threadId: String
   "queued, sent, delivered, read, failed (outbound); received, read (inbound)"
   status: String!
   error: MessageError
@@ -4373,6 +4391,8 @@ input SendMessageInput {
   template: TemplateInput
   "The id of a message of the same chat this one answers."
   replyTo: ID
+  "Send into this thread of the chat: a Telegram forum topic's message_thread_id (channels with threads). A reply without it goes to the thread of the message it answers."
+  threadId: String
 }
 
 input InjectMessageInput {
@@ -5237,6 +5257,8 @@ func (ec *executionContext) childFields_ChannelCapabilities(ctx context.Context,
 		return ec.fieldContext_ChannelCapabilities_check(ctx, field)
 	case "pairing":
 		return ec.fieldContext_ChannelCapabilities_pairing(ctx, field)
+	case "threads":
+		return ec.fieldContext_ChannelCapabilities_threads(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChannelCapabilities", field.Name)
 }
@@ -5747,6 +5769,8 @@ func (ec *executionContext) childFields_Message(ctx context.Context, field graph
 		return ec.fieldContext_Message_template(ctx, field)
 	case "replyTo":
 		return ec.fieldContext_Message_replyTo(ctx, field)
+	case "threadId":
+		return ec.fieldContext_Message_threadId(ctx, field)
 	case "status":
 		return ec.fieldContext_Message_status(ctx, field)
 	case "error":
@@ -9709,6 +9733,29 @@ func (ec *executionContext) _ChannelCapabilities_pairing(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_ChannelCapabilities_pairing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ChannelCapabilities_threads(ctx context.Context, field graphql.CollectedField, obj *domain.ChannelCapabilities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChannelCapabilities_threads(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Threads, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChannelCapabilities_threads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChannelCapabilities", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -13946,6 +13993,29 @@ func (ec *executionContext) _Message_replyTo(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Message_replyTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Message_threadId(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_threadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ThreadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Message_threadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Message_status(ctx context.Context, field graphql.CollectedField, obj *model.Message) (ret graphql.Marshaler) {
@@ -21455,7 +21525,7 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"to", "type", "text", "media", "location", "contact", "poll", "reaction", "template", "replyTo"}
+	fieldsInOrder := [...]string{"to", "type", "text", "media", "location", "contact", "poll", "reaction", "template", "replyTo", "threadId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -21532,6 +21602,13 @@ func (ec *executionContext) unmarshalInputSendMessageInput(ctx context.Context, 
 				return it, err
 			}
 			it.ReplyTo = data
+		case "threadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threadId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThreadID = data
 		}
 	}
 	return it, nil
@@ -22849,6 +22926,11 @@ func (ec *executionContext) _ChannelCapabilities(ctx context.Context, sel ast.Se
 			}
 		case "pairing":
 			out.Values[i] = ec._ChannelCapabilities_pairing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "threads":
+			out.Values[i] = ec._ChannelCapabilities_threads(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24676,6 +24758,11 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "replyTo":
 			out.Values[i] = ec._Message_replyTo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "threadId":
+			out.Values[i] = ec._Message_threadId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

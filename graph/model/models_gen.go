@@ -530,6 +530,8 @@ type Message struct {
 	Reaction *domain.Reaction    `json:"reaction,omitempty"`
 	Template *Template           `json:"template,omitempty"`
 	ReplyTo  *string             `json:"replyTo,omitempty"`
+	// The thread of the chat it was sent or received in: a Telegram forum topic's id (null outside threads and in a forum's General topic).
+	ThreadID *string `json:"threadId,omitempty"`
 	// queued, sent, delivered, read, failed (outbound); received, read (inbound)
 	Status            string               `json:"status"`
 	Error             *domain.MessageError `json:"error,omitempty"`
@@ -625,6 +627,8 @@ type SendMessageInput struct {
 	Template *TemplateInput `json:"template,omitempty"`
 	// The id of a message of the same chat this one answers.
 	ReplyTo *string `json:"replyTo,omitempty"`
+	// Send into this thread of the chat: a Telegram forum topic's message_thread_id (channels with threads). A reply without it goes to the thread of the message it answers.
+	ThreadID *string `json:"threadId,omitempty"`
 }
 
 type SignInInput struct {

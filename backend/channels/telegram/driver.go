@@ -106,7 +106,7 @@ func (d *Driver) Capabilities() channels.Capabilities {
 		Types: []string{domain.TypeText, domain.TypeImage, domain.TypeVideo, domain.TypeAudio, domain.TypeVoice,
 			domain.TypeDocument, domain.TypeSticker, domain.TypeLocation, domain.TypeContact, domain.TypePoll,
 			domain.TypeReaction},
-		Reply: true, Edit: true, Delete: true, Typing: true, Groups: true,
+		Reply: true, Edit: true, Delete: true, Typing: true, Groups: true, Threads: true,
 	}
 }
 

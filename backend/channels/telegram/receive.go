@@ -132,6 +132,11 @@ func (r receiver) message(m *models.Message) []channels.Event {
 	ib := channels.Inbound{ProviderMessageID: providerID(m.Chat.ID, m.ID), ChatAddress: chatAddress(m.Chat),
 		Group: isGroup(m.Chat), At: at(m.Date)}
 	ib.Sender, ib.SenderName = sender(m)
+	// A message in a forum topic names the topic. Outside forums message_thread_id names a
+	// reply thread, which is not a place a message can be sent to: left out.
+	if m.IsTopicMessage && m.MessageThreadID > 0 {
+		ib.ThreadID = strconv.Itoa(m.MessageThreadID)
+	}
 	// In a forum, every message of a topic replies to the topic's creation: not a reply.
 	if q := m.ReplyToMessage; q != nil && q.ForumTopicCreated == nil {
 		chat := q.Chat.ID

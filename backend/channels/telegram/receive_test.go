@@ -114,6 +114,28 @@ func TestReceiveReply(t *testing.T) {
 	}
 }
 
+// A message in a forum topic names the topic (and is no reply to the topic's creation); a
+// reply in a topic names both. Outside forums message_thread_id is a reply thread, no place
+// to send to: left out.
+func TestReceiveForumTopic(t *testing.T) {
+	e := connected(t)
+	ib := oneMessage(t, e.deliver(t, telegramtest.TopicMessage(team, ada, 50, 7, "in the topic")))
+	if ib.ThreadID != "7" || ib.ReplyTo != "" || ib.ChatAddress != "-1001234567890" {
+		t.Errorf("topic message = %+v, want thread 7, no reply", ib)
+	}
+	reply := telegramtest.TopicMessage(team, grace, 51, 7, "answer")
+	reply["message"].(map[string]any)["reply_to_message"] = map[string]any{"message_id": 50, "chat": map[string]any{"id": team.ID, "type": "supergroup"},
+		"date": time.Now().Unix(), "message_thread_id": 7, "is_topic_message": true}
+	if ib := oneMessage(t, e.deliver(t, reply)); ib.ThreadID != "7" || ib.ReplyTo != "-1001234567890:50" {
+		t.Errorf("reply in a topic = %+v", ib)
+	}
+	thread := telegramtest.ReplyMessage(team, ada, 52, "in a reply thread", 40)
+	thread["message"].(map[string]any)["message_thread_id"] = 40
+	if ib := oneMessage(t, e.deliver(t, thread)); ib.ThreadID != "" || ib.ReplyTo != "-1001234567890:40" {
+		t.Errorf("reply thread outside a forum = %+v, want no thread", ib)
+	}
+}
+
 func TestReceivePhoto(t *testing.T) {
 	e := connected(t)
 	ib := oneMessage(t, e.deliver(t, telegramtest.PhotoMessage(telegramtest.PrivateChat(ada), ada, 13, "AgACbig", "look")))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/go-telegram/bot"
@@ -46,29 +47,37 @@ func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outb
 		// A reply to a message deleted meanwhile is still sent, as a plain message.
 		reply = &models.ReplyParameters{MessageID: id, AllowSendingWithoutReply: true}
 	}
+	// A forum topic is named by its message_thread_id; 0 (left out) is the chat itself, or
+	// a forum's General topic.
+	topic := 0
+	if m.ThreadID != "" {
+		if topic, err = strconv.Atoi(m.ThreadID); err != nil || topic <= 0 {
+			return channels.Sent{}, invalid("thread_id must be a forum topic's message_thread_id")
+		}
+	}
 	chat, c := chatID(m.ChatAddress), m.Content
 	var msg *models.Message
 	switch m.Type {
 	case domain.TypeText:
-		msg, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: chat, Text: c.Text, ReplyParameters: reply})
+		msg, err = b.SendMessage(ctx, &bot.SendMessageParams{ChatID: chat, MessageThreadID: topic, Text: c.Text, ReplyParameters: reply})
 	case domain.TypeImage, domain.TypeVideo, domain.TypeAudio, domain.TypeVoice, domain.TypeDocument, domain.TypeSticker:
 		file, ferr := d.inputFile(ctx, m.Type, c.Media)
 		if ferr != nil {
 			return channels.Sent{}, ferr // refused or unreachable before Telegram was called
 		}
-		msg, err = sendMedia(ctx, b, chat, m.Type, file, c.Media.Caption, reply)
+		msg, err = sendMedia(ctx, b, chat, topic, m.Type, file, c.Media.Caption, reply)
 	case domain.TypeLocation:
 		if c.Location == nil {
 			return channels.Sent{}, invalid("a location message needs a location")
 		}
-		msg, err = b.SendLocation(ctx, &bot.SendLocationParams{ChatID: chat, Latitude: c.Location.Latitude,
+		msg, err = b.SendLocation(ctx, &bot.SendLocationParams{ChatID: chat, MessageThreadID: topic, Latitude: c.Location.Latitude,
 			Longitude: c.Location.Longitude, ReplyParameters: reply})
 	case domain.TypeContact:
 		if c.Contact == nil || len(c.Contact.Phones) == 0 {
 			return channels.Sent{}, invalid("a Telegram contact needs a phone number")
 		}
 		first, last := splitName(c.Contact.Name, c.Contact.Phones[0])
-		msg, err = b.SendContact(ctx, &bot.SendContactParams{ChatID: chat, PhoneNumber: c.Contact.Phones[0],
+		msg, err = b.SendContact(ctx, &bot.SendContactParams{ChatID: chat, MessageThreadID: topic, PhoneNumber: c.Contact.Phones[0],
 			FirstName: first, LastName: last, VCard: c.Contact.VCard, ReplyParameters: reply})
 	case domain.TypePoll:
 		if c.Poll == nil {
@@ -78,7 +87,7 @@ func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outb
 		for i, o := range c.Poll.Options {
 			opts[i] = models.InputPollOption{Text: o}
 		}
-		msg, err = b.SendPoll(ctx, &bot.SendPollParams{ChatID: chat, Question: c.Poll.Question, Options: opts,
+		msg, err = b.SendPoll(ctx, &bot.SendPollParams{ChatID: chat, MessageThreadID: topic, Question: c.Poll.Question, Options: opts,
 			AllowsMultipleAnswers: c.Poll.MultipleAnswers, ReplyParameters: reply})
 	default:
 		return channels.Sent{}, channels.ErrUnsupported
@@ -115,20 +124,20 @@ func (d *Driver) inputFile(ctx context.Context, typ string, media *domain.Media)
 }
 
 // sendMedia sends a file, uploaded or by file_id.
-func sendMedia(ctx context.Context, b *bot.Bot, chat any, typ string, file models.InputFile, caption string, reply *models.ReplyParameters) (*models.Message, error) {
+func sendMedia(ctx context.Context, b *bot.Bot, chat any, topic int, typ string, file models.InputFile, caption string, reply *models.ReplyParameters) (*models.Message, error) {
 	switch typ {
 	case domain.TypeImage:
-		return b.SendPhoto(ctx, &bot.SendPhotoParams{ChatID: chat, Photo: file, Caption: caption, ReplyParameters: reply})
+		return b.SendPhoto(ctx, &bot.SendPhotoParams{ChatID: chat, MessageThreadID: topic, Photo: file, Caption: caption, ReplyParameters: reply})
 	case domain.TypeVideo:
-		return b.SendVideo(ctx, &bot.SendVideoParams{ChatID: chat, Video: file, Caption: caption, ReplyParameters: reply})
+		return b.SendVideo(ctx, &bot.SendVideoParams{ChatID: chat, MessageThreadID: topic, Video: file, Caption: caption, ReplyParameters: reply})
 	case domain.TypeAudio:
-		return b.SendAudio(ctx, &bot.SendAudioParams{ChatID: chat, Audio: file, Caption: caption, ReplyParameters: reply})
+		return b.SendAudio(ctx, &bot.SendAudioParams{ChatID: chat, MessageThreadID: topic, Audio: file, Caption: caption, ReplyParameters: reply})
 	case domain.TypeVoice:
-		return b.SendVoice(ctx, &bot.SendVoiceParams{ChatID: chat, Voice: file, Caption: caption, ReplyParameters: reply})
+		return b.SendVoice(ctx, &bot.SendVoiceParams{ChatID: chat, MessageThreadID: topic, Voice: file, Caption: caption, ReplyParameters: reply})
 	case domain.TypeDocument:
-		return b.SendDocument(ctx, &bot.SendDocumentParams{ChatID: chat, Document: file, Caption: caption, ReplyParameters: reply})
+		return b.SendDocument(ctx, &bot.SendDocumentParams{ChatID: chat, MessageThreadID: topic, Document: file, Caption: caption, ReplyParameters: reply})
 	default: // sticker: Telegram takes no caption for stickers
-		return b.SendSticker(ctx, &bot.SendStickerParams{ChatID: chat, Sticker: file, ReplyParameters: reply})
+		return b.SendSticker(ctx, &bot.SendStickerParams{ChatID: chat, MessageThreadID: topic, Sticker: file, ReplyParameters: reply})
 	}
 }
 

@@ -428,3 +428,33 @@ func TestGroupChangeNotModified(t *testing.T) {
 		t.Errorf("unchanged group: %v, want success", err)
 	}
 }
+
+// A send into a forum topic names it as message_thread_id, for every kind of message.
+func TestSendIntoForumTopic(t *testing.T) {
+	e := connected(t)
+	ctx := context.Background()
+	const group = "-1001234567890"
+	if _, err := e.d.Send(ctx, e.in, channels.Outbound{ChatAddress: group, Group: true, Type: domain.TypeText,
+		Content: domain.Content{Text: "in the topic"}, ThreadID: "7"}); err != nil {
+		t.Fatal(err)
+	}
+	wantParams(t, e.lastCall(t, "sendMessage"), map[string]string{"chat_id": group, "message_thread_id": "7", "text": "in the topic"})
+	if _, err := e.d.Send(ctx, e.in, channels.Outbound{ChatAddress: group, Group: true, Type: domain.TypeImage,
+		Content: domain.Content{Media: &domain.Media{ProviderMediaID: "AgACAgQAAxkBAAIB"}}, ThreadID: "7"}); err != nil {
+		t.Fatal(err)
+	}
+	wantParams(t, e.lastCall(t, "sendPhoto"), map[string]string{"message_thread_id": "7", "photo": "AgACAgQAAxkBAAIB"})
+	// Without a thread, none is named (the chat itself, or a forum's General topic).
+	if _, err := e.d.Send(ctx, e.in, channels.Outbound{ChatAddress: group, Group: true, Type: domain.TypeText,
+		Content: domain.Content{Text: "general"}}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := e.lastCall(t, "sendMessage").Params["message_thread_id"]; ok {
+		t.Errorf("message_thread_id %q sent without a thread", v)
+	}
+	var se *channels.SendError
+	if _, err := e.d.Send(ctx, e.in, channels.Outbound{ChatAddress: group, Type: domain.TypeText,
+		Content: domain.Content{Text: "x"}, ThreadID: "general"}); !errors.As(err, &se) || se.Code != "invalid_request" {
+		t.Errorf("a thread that is no number: %v", err)
+	}
+}

@@ -102,7 +102,7 @@ func (c *core) applyInbound(ctx context.Context, tx *store.Tx, inst store.Stored
 	}
 	m := domain.Message{ID: domain.NewID(domain.PrefixMessage), WorkspaceID: inst.WorkspaceID, InstanceID: inst.ID,
 		ChatID: chat.ID, Direction: domain.Inbound, ChatAddress: ib.ChatAddress, Sender: ib.Sender, Type: ib.Type,
-		Content: ib.Content, Status: domain.MessageReceived, ProviderMessageID: ib.ProviderMessageID,
+		Content: ib.Content, ThreadID: ib.ThreadID, Status: domain.MessageReceived, ProviderMessageID: ib.ProviderMessageID,
 		CreatedAt: now, UpdatedAt: now}
 	if ib.ReplyTo != "" {
 		id, err := c.quoted(ctx, tx, inst.ID, chat.ID, ib.ReplyTo, mayWait)

@@ -118,7 +118,7 @@ func (c *core) runSend(ctx context.Context, j *jobs.Job) error {
 		return jobs.Permanent(err)
 	}
 	out := channels.Outbound{MessageID: d.msg.ID, ChatAddress: d.msg.ChatAddress, Type: d.msg.Type,
-		Content: d.msg.Content, ReplyTo: d.reply, ReactionTarget: d.reactTo}
+		Content: d.msg.Content, ReplyTo: d.reply, ReactionTarget: d.reactTo, ThreadID: d.msg.ThreadID}
 	if out.Group, out.Participants, err = c.groupMembers(ctx, d.inst.ID, d.msg.ChatAddress); errors.Is(err, errGroupLeft) {
 		return jobs.Permanent(err) // left while the message was queued
 	} else if err != nil {

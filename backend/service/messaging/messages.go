@@ -29,7 +29,13 @@ type SendInput struct {
 	To string
 	ContentInput
 	ReplyTo string
+	// ThreadID sends into a thread of the chat (a Telegram forum topic); a reply without one
+	// goes to the thread of the message it answers.
+	ThreadID string
 }
+
+// MaxThreadIDLength bounds thread_id (a Telegram topic id is a 32-bit number).
+const MaxThreadIDLength = 20
 
 // Send stores a message as queued and queues its send: 202 with the message; its status
 // then moves on as events. Nothing is stored for a refused request.
@@ -94,7 +100,22 @@ func checkSend(a service.Actor, in SendInput) (string, domain.Content, error) {
 	if in.ReplyTo != "" && !domain.HasPrefix(in.ReplyTo, domain.PrefixMessage) {
 		return "", domain.Content{}, domain.Invalid("reply_to", "reply_to must be the id of a message of this chat")
 	}
+	if err := checkThreadID(in.ThreadID); err != nil {
+		return "", domain.Content{}, err
+	}
 	return typ, content, nil
+}
+
+// checkThreadID checks the form of a thread id: the only channel with threads (Telegram)
+// numbers them.
+func checkThreadID(id string) error {
+	if id == "" {
+		return nil
+	}
+	if len(id) > MaxThreadIDLength || strings.Trim(id, "0123456789") != "" || strings.TrimLeft(id, "0") == "" {
+		return domain.Invalid("thread_id", "thread_id must be a thread's number (a Telegram forum topic's message_thread_id)")
+	}
+	return nil
 }
 
 // sendIn stores one checked send in c's transaction: the message, its message.queued event
@@ -120,6 +141,9 @@ func (s *Messages) sendIn(ctx context.Context, c service.Change, instanceID stri
 	if in.ReplyTo != "" && !caps.Reply {
 		return domain.Message{}, unsupported("replies")
 	}
+	if in.ThreadID != "" && !caps.Threads {
+		return domain.Message{}, unsupported("threads")
+	}
 	var target chatTarget
 	switch {
 	case domain.HasPrefix(in.To, domain.PrefixGroup):
@@ -135,13 +159,18 @@ func (s *Messages) sendIn(ctx context.Context, c service.Change, instanceID stri
 	if inst.Status != domain.InstanceConnected {
 		return domain.Message{}, errNotConnected
 	}
+	thread := in.ThreadID
 	if in.ReplyTo != "" {
-		if err := sameChat(ctx, c.Tx, inst, in.ReplyTo, target.address, "reply_to"); err != nil {
+		quoted, err := sameChat(ctx, c.Tx, inst, in.ReplyTo, target.address, "reply_to")
+		if err != nil {
 			return domain.Message{}, err
+		}
+		if thread == "" {
+			thread = quoted.ThreadID // the answer stays in the topic of the message it answers
 		}
 	}
 	if content.Reaction != nil {
-		if err := sameChat(ctx, c.Tx, inst, content.Reaction.MessageID, target.address, "reaction.message_id"); err != nil {
+		if _, err := sameChat(ctx, c.Tx, inst, content.Reaction.MessageID, target.address, "reaction.message_id"); err != nil {
 			return domain.Message{}, err
 		}
 	}
@@ -151,7 +180,7 @@ func (s *Messages) sendIn(ctx context.Context, c service.Change, instanceID stri
 		return domain.Message{}, err
 	}
 	m := domain.Message{ID: id, WorkspaceID: inst.WorkspaceID, InstanceID: inst.ID, ChatID: chat.ID, Direction: domain.Outbound, ChatAddress: target.address, Sender: inst.Address, Type: typ,
-		Content: content, Status: domain.MessageQueued, CreatedAt: c.Now, UpdatedAt: c.Now}
+		Content: content, ThreadID: thread, Status: domain.MessageQueued, CreatedAt: c.Now, UpdatedAt: c.Now}
 	if in.ReplyTo != "" {
 		r := in.ReplyTo
 		m.ReplyTo = &r
@@ -244,13 +273,14 @@ func contactTarget(d channels.Driver, param, to string) (chatTarget, error) {
 var errGroupLeft = &domain.Error{Code: domain.CodeConflict, Reason: "group_left",
 	Message: "the instance has left this group"}
 
-// sameChat checks that id names a message of the instance in the chat with address.
-func sameChat(ctx context.Context, tx *store.Tx, inst store.StoredInstance, id, address, param string) error {
+// sameChat checks that id names a message of the instance in the chat with address, and
+// returns it.
+func sameChat(ctx context.Context, tx *store.Tx, inst store.StoredInstance, id, address, param string) (domain.Message, error) {
 	m, err := tx.Message(ctx, inst.WorkspaceID, inst.ID, id)
 	if domain.IsCode(err, domain.CodeNotFound) || (err == nil && m.ChatAddress != address) {
-		return domain.Invalid(param, "%s must be the id of a message of this chat", param)
+		return m, domain.Invalid(param, "%s must be the id of a message of this chat", param)
 	}
-	return err
+	return m, err
 }
 
 func checkAddressInput(param, addr string) error {

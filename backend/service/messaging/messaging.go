@@ -77,7 +77,8 @@ func (m *Messaging) Channels() []domain.ChannelObject {
 		o := domain.ChannelObject{Object: "channel", Name: name, CallsBack: callsBack(d),
 			Capabilities: domain.ChannelCapabilities{MessageTypes: nonNil(caps.Types), Receipts: nonNil(caps.Receipts),
 				Reply: caps.Reply, Edit: caps.Edit, Delete: caps.Delete, MarkRead: caps.MarkRead, Typing: caps.Typing,
-				Groups: caps.Groups, CreateGroups: caps.CreateGroups, Check: caps.Check, Pairing: caps.Pairing},
+				Groups: caps.Groups, CreateGroups: caps.CreateGroups, Check: caps.Check, Pairing: caps.Pairing,
+				Threads: caps.Threads},
 			ConfigFields: []domain.ChannelConfigField{}}
 		for _, f := range d.ConfigFields() {
 			o.ConfigFields = append(o.ConfigFields, domain.ChannelConfigField{Name: f.Name, Type: f.Type,

@@ -46,7 +46,7 @@ func newSendBatcher(m *Messages) *sendBatcher {
 
 // batchable tells whether a send can join a batch.
 func batchable(in SendInput, content domain.Content) bool {
-	return in.ReplyTo == "" && content.Reaction == nil && !domain.HasPrefix(in.To, domain.PrefixGroup)
+	return in.ReplyTo == "" && in.ThreadID == "" && content.Reaction == nil && !domain.HasPrefix(in.To, domain.PrefixGroup)
 }
 
 // send queues p and waits for its batch.

@@ -875,6 +875,8 @@ export type ChannelCapabilities = {
   createGroups: Scalars['Boolean']['output'];
   check: Scalars['Boolean']['output'];
   pairing: Scalars['Boolean']['output'];
+  /** Messages can go to a thread of a chat (threadId: Telegram forum topics). */
+  threads: Scalars['Boolean']['output'];
 };
 
 export type ChannelConfigField = {
@@ -943,6 +945,8 @@ export type Message = {
   reaction: Maybe<Reaction>;
   template: Maybe<Template>;
   replyTo: Maybe<Scalars['ID']['output']>;
+  /** The thread of the chat it was sent or received in: a Telegram forum topic's id (null outside threads and in a forum's General topic). */
+  threadId: Maybe<Scalars['String']['output']>;
   /** queued, sent, delivered, read, failed (outbound); received, read (inbound) */
   status: Scalars['String']['output'];
   error: Maybe<MessageError>;
@@ -1093,6 +1097,8 @@ export type SendMessageInput = {
   template?: InputMaybe<TemplateInput>;
   /** The id of a message of the same chat this one answers. */
   replyTo?: InputMaybe<Scalars['ID']['input']>;
+  /** Send into this thread of the chat: a Telegram forum topic's message_thread_id (channels with threads). A reply without it goes to the thread of the message it answers. */
+  threadId?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type InjectMessageInput = {

@@ -76,6 +76,17 @@ func ReplyMessage(chat Chat, from User, messageID int, text string, replyTo int)
 	return u
 }
 
+// TopicMessage is a text message in forum topic (a supergroup with topics): as Telegram
+// sends it, it carries the topic's message_thread_id and answers the topic's creation.
+func TopicMessage(chat Chat, from User, messageID, topic int, text string) Update {
+	u := TextMessage(chat, from, messageID, text)
+	m := u["message"].(map[string]any)
+	m["message_thread_id"], m["is_topic_message"] = topic, true
+	m["reply_to_message"] = map[string]any{"message_id": topic, "chat": chat.wire(), "date": time.Now().Unix(),
+		"message_thread_id": topic, "forum_topic_created": map[string]any{"name": "Support", "icon_color": 7322096}}
+	return u
+}
+
 // PhotoMessage is a photo in three sizes; fileID is the largest one's (the others add
 // "-s" and "-m").
 func PhotoMessage(chat Chat, from User, messageID int, fileID, caption string) Update {
