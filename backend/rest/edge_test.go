@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/service/servicetest"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
@@ -340,4 +342,33 @@ func TestDuplicateKeysAreRefused(t *testing.T) {
 	if n := len(e.do("GET", "/api/v1/links", secret, nil).want(t, http.StatusOK).json(t)["data"].([]any)); n != 1 {
 		t.Errorf("%d links, want the one valid request's", n)
 	}
+}
+
+// A links cursor is a link of this workspace's list: another workspace's link id is refused
+// (with sort=clicks it would have paged by that link's click count, telling whoever knew
+// its id how popular it is); a deleted link of ours still pages on.
+func TestLinkCursorOfAnotherWorkspaceIsRefused(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, mine := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		other := servicetest.NewOwner(t, e.svc)
+		_, theirs := other.NewKey(t, e.svc, domain.ScopeAll)
+		var ids []string
+		for i := range 3 {
+			ids = append(ids, e.do("POST", "/api/v1/links", mine, map[string]any{"url": fmt.Sprintf("https://example.com/%d", i)}).
+				want(t, http.StatusCreated).json(t)["id"].(string))
+		}
+		foreign := e.do("POST", "/api/v1/links", theirs, map[string]any{"url": "https://example.com/x"}).want(t, http.StatusCreated).json(t)["id"].(string)
+		for _, sort := range []string{"created", "clicks"} {
+			got := e.do("GET", "/api/v1/links?sort="+sort+"&after="+foreign, mine, nil).wantError(t, http.StatusBadRequest, "validation_failed")
+			if got["param"] != "after" {
+				t.Errorf("sort=%s: param %v", sort, got["param"])
+			}
+		}
+		e.do("DELETE", "/api/v1/links/"+ids[2], mine, nil).want(t, http.StatusOK)
+		page := e.do("GET", "/api/v1/links?after="+ids[2], mine, nil).want(t, http.StatusOK).json(t)["data"].([]any)
+		if len(page) != 2 || page[0].(map[string]any)["id"] != ids[1] {
+			t.Errorf("after a deleted link of ours: %v", page)
+		}
+	})
 }

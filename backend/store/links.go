@@ -186,6 +186,13 @@ func (t *Tx) DeleteLink(ctx context.Context, id string, now time.Time) error {
 	return nil
 }
 
+// LinkOfWorkspace reports whether id is a link of the workspace, deleted ones included.
+func (q q) LinkOfWorkspace(ctx context.Context, workspaceID, id string) (bool, error) {
+	var n int
+	err := q.get(ctx, &n, `SELECT COUNT(*) FROM links WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+	return n > 0, err
+}
+
 // Links lists a workspace's live links, newest first or most clicked first, up to limit,
 // after the link with id before (a cursor).
 func (q q) Links(ctx context.Context, workspaceID string, f domain.LinkFilter, before string, limit int) ([]StoredLink, error) {
@@ -224,8 +231,8 @@ func (q q) Links(ctx context.Context, workspaceID string, f domain.LinkFilter, b
 	if f.Sort == "clicks" {
 		order = "clicks DESC, id DESC"
 		if before != "" {
-			add(`(clicks < (SELECT clicks FROM links WHERE id = ?) OR (clicks = (SELECT clicks FROM links WHERE id = ?) AND id < ?))`,
-				before, before, before)
+			cursor := `(SELECT clicks FROM links WHERE workspace_id = ? AND id = ?)`
+			add(`(clicks < `+cursor+` OR (clicks = `+cursor+` AND id < ?))`, workspaceID, before, workspaceID, before, before)
 		}
 	} else if before != "" {
 		add("id < ?", before)

@@ -158,6 +158,17 @@ func (l *Links) List(ctx context.Context, a service.Actor, f domain.LinkFilter, 
 	// The list is read and its event recorded in one transaction; link.listed is recorded
 	// with the reader's key like any change (links:read suffices).
 	err = l.s.Mutate(ctx, a, domain.ScopeLinksRead, func(c service.Change) error {
+		// A cursor is a link of this list (a deleted one too): another workspace's link id
+		// would page by a position that is not ours (with sort=clicks, by its click count).
+		if p.After != "" {
+			ok, err := c.Tx.LinkOfWorkspace(ctx, c.WorkspaceID, p.After)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return domain.Invalid("after", "after must be the next_cursor of an earlier page of this list")
+			}
+		}
 		rows, err := c.Tx.Links(ctx, c.WorkspaceID, f, p.After, limit+1)
 		if err != nil {
 			return err
