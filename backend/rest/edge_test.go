@@ -372,3 +372,20 @@ func TestLinkCursorOfAnotherWorkspaceIsRefused(t *testing.T) {
 		}
 	})
 }
+
+// A number where a whole number goes is refused saying what is wrong with it (it is a
+// number: "must be a number" was no help).
+func TestWholeNumberFieldsSayWhatIsWrong(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	for body, says := range map[string]string{
+		`{"url":"https://example.com","max_clicks":1.5}`:                  "max_clicks must be a whole number, not 1.5",
+		`{"url":"https://example.com","max_clicks":99999999999999999999}`: "max_clicks is out of range (99999999999999999999)",
+		`{"url":"https://example.com","max_clicks":"ten"}`:                "max_clicks must be a number",
+	} {
+		got := e.do("POST", "/api/v1/links", secret, body).wantError(t, http.StatusBadRequest, "validation_failed")
+		if got["param"] != "max_clicks" || got["message"] != says {
+			t.Errorf("%s: %v, want %q", body, got, says)
+		}
+	}
+}

@@ -217,7 +217,15 @@ func decodeError(err error) error {
 			return domain.Invalid("", "the request body must be a JSON object")
 		}
 		field := jsonPath(typeErr.Field)
-		return domain.Invalid(field, "%s must be %s", field, jsonKind(typeErr.Type.Kind().String()))
+		kind := typeErr.Type.Kind().String()
+		// A number where a whole one goes is the right type with the wrong value: say so.
+		if n, ok := strings.CutPrefix(typeErr.Value, "number "); ok && (strings.HasPrefix(kind, "int") || strings.HasPrefix(kind, "uint")) {
+			if strings.ContainsAny(n, ".eE") {
+				return domain.Invalid(field, "%s must be a whole number, not %s", field, n)
+			}
+			return domain.Invalid(field, "%s is out of range (%s)", field, n)
+		}
+		return domain.Invalid(field, "%s must be %s", field, jsonKind(kind))
 	case errors.Is(err, io.EOF):
 		return domain.Invalid("", "the request body is empty; send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
