@@ -35,7 +35,7 @@ For PostgreSQL use pg_restore (the command prints the recipe).
 `
 
 // postgresRecipe is printed when backup or restore is given a PostgreSQL URL.
-const postgresRecipe = `backup and restore copy the embedded SQLite database; DATABASE_URL is PostgreSQL: use PostgreSQL's own tools.
+const postgresRecipe = `backup and restore copy the embedded SQLite database; this database URL is PostgreSQL: use PostgreSQL's own tools.
   Back up (online, one consistent snapshot):
     pg_dump --format=custom --no-owner --no-privileges --dbname="$DATABASE_URL" --file=switchboard.dump
   Restore (stop every replica first; then start the Switchboard version that made the dump, or a newer one):
