@@ -5005,7 +5005,7 @@ input CreateAutomationEndpointInput {
   enabled: Boolean
 }
 
-"The fields to change; absent fields stay as they are. null removes the schema or the action."
+"The fields to change; absent fields stay as they are. null removes the schema or the action, and is refused for name, verification and enabled (an endpoint cannot be without them)."
 input UpdateAutomationEndpointInput {
   name: String
   verification: AutomationVerification

@@ -673,7 +673,7 @@ type TemplateInput struct {
 	Components json.RawMessage `json:"components,omitempty"`
 }
 
-// The fields to change; absent fields stay as they are. null removes the schema or the action.
+// The fields to change; absent fields stay as they are. null removes the schema or the action, and is refused for name, verification and enabled (an endpoint cannot be without them).
 type UpdateAutomationEndpointInput struct {
 	Name         *string                                   `json:"name,omitempty"`
 	Verification *AutomationVerification                   `json:"verification,omitempty"`

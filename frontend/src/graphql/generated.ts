@@ -1608,7 +1608,7 @@ export type CreateAutomationEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** The fields to change; absent fields stay as they are. null removes the schema or the action. */
+/** The fields to change; absent fields stay as they are. null removes the schema or the action, and is refused for name, verification and enabled (an endpoint cannot be without them). */
 export type UpdateAutomationEndpointInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   verification?: InputMaybe<AutomationVerification>;
