@@ -727,7 +727,9 @@ func TestMessagingThreadID(t *testing.T) {
 		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "threadId" {
 			t.Errorf("a threadId that is no number: %+v", r.Errors)
 		}
-		var sent struct{ SendMessage struct{ ID, ThreadID *string } }
+		var sent struct {
+			SendMessage struct{ ID, ThreadID *string }
+		}
 		_, r = h.post(t, send, map[string]any{"id": a.ID, "input": map[string]any{"to": "+15551230001", "text": "no thread"}}, s)
 		r.decode(t, &sent)
 		if sent.SendMessage.ID == nil || sent.SendMessage.ThreadID != nil {
