@@ -124,7 +124,7 @@ func (r *queryResolver) Messages(ctx context.Context, instanceID string, filter 
 	var f domain.MessageFilter
 	if filter != nil {
 		f = domain.MessageFilter{Direction: deref(filter.Direction), Status: deref(filter.Status), ChatID: deref(filter.ChatID),
-			Address: deref(filter.Address), Since: filter.Since, Until: filter.Until}
+			Address: deref(filter.Address), ThreadID: deref(filter.ThreadID), Since: filter.Since, Until: filter.Until}
 	}
 	page, err := r.msg.Messages.List(ctx, actor(ctx), instanceID, f, domain.ListParams{Limit: first, After: deref(after)})
 	if err != nil {

@@ -735,5 +735,18 @@ func TestMessagingThreadID(t *testing.T) {
 		if sent.SendMessage.ID == nil || sent.SendMessage.ThreadID != nil {
 			t.Errorf("a message outside threads: %+v", sent)
 		}
+		const list = `query($id: ID!, $thread: String) { messages(instanceId: $id, filter: {threadId: $thread}) { nodes { id } } }`
+		var listed struct {
+			Messages struct{ Nodes []struct{ ID string } }
+		}
+		_, r = h.post(t, list, map[string]any{"id": a.ID, "thread": "7"}, s)
+		r.decode(t, &listed)
+		if len(listed.Messages.Nodes) != 0 {
+			t.Errorf("thread 7 lists %+v", listed)
+		}
+		_, r = h.post(t, list, map[string]any{"id": a.ID, "thread": "seven"}, s)
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "threadId" {
+			t.Errorf("filter by a threadId that is no number: %+v", r.Errors)
+		}
 	})
 }

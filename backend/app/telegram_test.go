@@ -117,6 +117,16 @@ func TestTelegramForumTopicsThroughTheApp(t *testing.T) {
 				return c.Params["text"] == "Announcement" && c.Params["message_thread_id"] == "9"
 			})
 
+			// A thread's messages, listed by thread_id: the question and its answer in topic 7.
+			for thread, want := range map[string]int{"7": 2, "9": 1, "8": 0} {
+				if got := call("GET", msgs+"?thread_id="+thread, nil, http.StatusOK)["data"].([]any); len(got) != want {
+					t.Errorf("thread_id=%s: %d messages, want %d", thread, len(got), want)
+				}
+			}
+			if e := call("GET", msgs+"?thread_id=seven", nil, http.StatusBadRequest)["error"].(map[string]any); e["param"] != "thread_id" {
+				t.Errorf("thread_id=seven: %v", e)
+			}
+
 			// Refusals store nothing.
 			for _, bad := range []string{"general", "0", "-3", "123456789012345678901"} {
 				e := call("POST", msgs, map[string]any{"to": "-1001234567890", "text": "x", "thread_id": bad}, http.StatusBadRequest)["error"].(map[string]any)

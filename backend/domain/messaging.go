@@ -362,8 +362,10 @@ type MessageFilter struct {
 	ChatID    string
 	// Address matches the chat's address (a contact or a group).
 	Address string
-	Since   *time.Time
-	Until   *time.Time
+	// ThreadID matches messages of one thread (a Telegram forum topic).
+	ThreadID string
+	Since    *time.Time
+	Until    *time.Time
 }
 
 // Chat kinds.

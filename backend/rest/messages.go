@@ -120,6 +120,7 @@ type messagesQuery struct {
 	Status    string     `json:"-" query:"status" enum:"queued,sent,delivered,read,failed,received" example:"delivered" doc:"Only messages with this status."`
 	ChatID    string     "json:\"-\" query:\"chat_id\" example:\"chat_01jr8d0c3b5n7q9s1u3w5y7a9c\" doc:\"Only messages of this chat (`chat_…`).\""
 	Address   string     `json:"-" query:"address" example:"+15551234567" doc:"Only messages of the chat with this address (a contact's or a group's; a group also by its grp_ id)."`
+	ThreadID  string     `json:"-" query:"thread_id" maxLength:"20" example:"42" doc:"Only messages of this thread (a Telegram forum topic's message_thread_id)."`
 	Since     *time.Time `json:"-" query:"since" example:"2025-04-01T00:00:00Z" doc:"Only messages created at or after this time (RFC 3339)."`
 	Until     *time.Time `json:"-" query:"until" example:"2025-04-30T00:00:00Z" doc:"Only messages created before this time (RFC 3339)."`
 	listQuery
@@ -174,7 +175,7 @@ func (a *api) sendMessage(r *http.Request, in sendMessageRequest) (domain.Messag
 
 func (a *api) listMessages(r *http.Request, q messagesQuery) (list[domain.MessageObject], error) {
 	page, err := a.opts.Messaging.Messages.List(r.Context(), actor(r), q.ID, domain.MessageFilter{Direction: q.Direction,
-		Status: q.Status, ChatID: q.ChatID, Address: q.Address, Since: q.Since, Until: q.Until}, q.params())
+		Status: q.Status, ChatID: q.ChatID, Address: q.Address, ThreadID: q.ThreadID, Since: q.Since, Until: q.Until}, q.params())
 	return listOf(mapPage(page.Page, func(m domain.Message) domain.MessageObject { return m.Object(page.InstanceAddress) })), err
 }
 

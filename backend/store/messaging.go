@@ -590,6 +590,9 @@ func (q q) Messages(ctx context.Context, workspaceID, instanceID string, f domai
 	if f.Address != "" {
 		add("chat_address = ?", f.Address)
 	}
+	if f.ThreadID != "" {
+		add("thread_id = ?", f.ThreadID)
+	}
 	if f.Since != nil {
 		add("created_at >= ?", f.Since.UTC())
 	}

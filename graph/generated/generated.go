@@ -4332,6 +4332,8 @@ input MessageFilter {
   chatId: ID
   "The chat's address (a contact's or a group's)."
   address: String
+  "Messages of one thread (a Telegram forum topic's id)."
+  threadId: String
   since: Time
   until: Time
 }
@@ -21379,7 +21381,7 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"direction", "status", "chatId", "address", "since", "until"}
+	fieldsInOrder := [...]string{"direction", "status", "chatId", "address", "threadId", "since", "until"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -21414,6 +21416,13 @@ func (ec *executionContext) unmarshalInputMessageFilter(ctx context.Context, obj
 				return it, err
 			}
 			it.Address = data
+		case "threadId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threadId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThreadID = data
 		case "since":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("since"))
 			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)

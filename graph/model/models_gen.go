@@ -557,9 +557,11 @@ type MessageFilter struct {
 	Status    *string `json:"status,omitempty"`
 	ChatID    *string `json:"chatId,omitempty"`
 	// The chat's address (a contact's or a group's).
-	Address *string    `json:"address,omitempty"`
-	Since   *time.Time `json:"since,omitempty"`
-	Until   *time.Time `json:"until,omitempty"`
+	Address *string `json:"address,omitempty"`
+	// Messages of one thread (a Telegram forum topic's id).
+	ThreadID *string    `json:"threadId,omitempty"`
+	Since    *time.Time `json:"since,omitempty"`
+	Until    *time.Time `json:"until,omitempty"`
 }
 
 type Mutation struct {

@@ -348,6 +348,9 @@ func checkFilter(f domain.MessageFilter) error {
 	if len(f.Address) > MaxAddressLength {
 		return domain.Invalid("address", "address is longer than %d characters", MaxAddressLength)
 	}
+	if err := checkThreadID(f.ThreadID); err != nil {
+		return err
+	}
 	if f.Since != nil && f.Until != nil && !f.Until.After(*f.Since) {
 		return domain.Invalid("until", "until must be after since")
 	}

@@ -1038,6 +1038,8 @@ export type MessageFilter = {
   chatId?: InputMaybe<Scalars['ID']['input']>;
   /** The chat's address (a contact's or a group's). */
   address?: InputMaybe<Scalars['String']['input']>;
+  /** Messages of one thread (a Telegram forum topic's id). */
+  threadId?: InputMaybe<Scalars['String']['input']>;
   since?: InputMaybe<Scalars['Time']['input']>;
   until?: InputMaybe<Scalars['Time']['input']>;
 };
