@@ -160,8 +160,8 @@ func (r *mutationResolver) InjectSandboxMessage(ctx context.Context, instanceID 
 		ReplyTo:      deref(input.ReplyTo)}))
 }
 
-func (r *mutationResolver) SendTyping(ctx context.Context, instanceID string, to string, state *string) (string, error) {
-	return r.msg.Messages.Typing(ctx, actor(ctx), instanceID, to, deref(state))
+func (r *mutationResolver) SendTyping(ctx context.Context, instanceID string, to string, state *string, threadID *string) (string, error) {
+	return r.msg.Messages.Typing(ctx, actor(ctx), instanceID, messaging.TypingInput{To: to, State: deref(state), ThreadID: deref(threadID)})
 }
 
 func (r *mutationResolver) EditMessage(ctx context.Context, instanceID string, id string, text string) (*model.Message, error) {

@@ -152,7 +152,7 @@ func TestWhatsAppCloudThroughTheApp(t *testing.T) {
 			})
 
 			// WhatsApp shows "typing…" only in answer to a received message: none yet.
-			if _, err := a.Messaging.Messages.Typing(ctx, owner.Actor, inst.ID, waCustomer, "composing"); !domain.IsCode(err, domain.CodeConflict) ||
+			if _, err := a.Messaging.Messages.Typing(ctx, owner.Actor, inst.ID, messaging.TypingInput{To: waCustomer}); !domain.IsCode(err, domain.CodeConflict) ||
 				err.(*domain.Error).Reason != "no_received_message" {
 				t.Fatalf("typing before anything was received: %v", err)
 			}
@@ -204,7 +204,7 @@ func TestWhatsAppCloudThroughTheApp(t *testing.T) {
 					newest = m
 				}
 			}
-			if _, err := a.Messaging.Messages.Typing(ctx, owner.Actor, inst.ID, waCustomer, "composing"); err != nil {
+			if _, err := a.Messaging.Messages.Typing(ctx, owner.Actor, inst.ID, messaging.TypingInput{To: waCustomer}); err != nil {
 				t.Fatal(err)
 			}
 			if c := fake.LastCall(); c.Body["status"] != "read" || c.Body["message_id"] != newest.ProviderMessageID ||

@@ -117,6 +117,12 @@ func TestTelegramForumTopicsThroughTheApp(t *testing.T) {
 				return c.Params["text"] == "Announcement" && c.Params["message_thread_id"] == "9"
 			})
 
+			// "typing…" in the topic the bot is answering.
+			call("POST", "/api/v1/instances/"+inst.ID+"/typing", map[string]any{"to": "-1001234567890", "thread_id": "7"}, http.StatusAccepted)
+			if c, _ := tg.LastCall("sendChatAction"); c.Params["message_thread_id"] != "7" || c.Params["action"] != "typing" {
+				t.Errorf("sendChatAction %v, want message_thread_id 7", c.Params)
+			}
+
 			// A thread's messages, listed by thread_id: the question and its answer in topic 7.
 			for thread, want := range map[string]int{"7": 2, "9": 1, "8": 0} {
 				if got := call("GET", msgs+"?thread_id="+thread, nil, http.StatusOK)["data"].([]any); len(got) != want {
@@ -144,6 +150,11 @@ func TestTelegramForumTopicsThroughTheApp(t *testing.T) {
 				http.StatusUnprocessableEntity)["error"].(map[string]any)
 			if e["code"] != "unsupported_by_channel" {
 				t.Errorf("sandbox thread_id: %v", e)
+			}
+			e = call("POST", "/api/v1/instances/"+sb.ID+"/typing", map[string]any{"to": "+15557654321", "thread_id": "7"},
+				http.StatusUnprocessableEntity)["error"].(map[string]any)
+			if e["code"] != "unsupported_by_channel" {
+				t.Errorf("sandbox typing with thread_id: %v", e)
 			}
 			if ms := waitMessage(t, a, owner, inst.ID, func([]domain.Message) bool { return true }); len(ms) != 3 {
 				t.Errorf("%d messages on the bot, want 3 (nothing stored for the refusals)", len(ms))

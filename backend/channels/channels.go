@@ -125,6 +125,17 @@ type Outbound struct {
 	Participants []string
 }
 
+// Indicator is a typing indicator to show (State composing or recording) or stop (paused).
+type Indicator struct {
+	ChatAddress string
+	State       string
+	// ThreadID is the thread of the chat to show it in ("" for the chat itself).
+	ThreadID string
+	// Last is the newest message received in the chat (zero when none), for a channel that
+	// shows an indicator only in answer to one (TypingMarksRead).
+	Last Received
+}
+
 // SentMessage names a sent message to edit or delete: its chat and the provider's id for it.
 // A group's Participants are its members' addresses, as Outbound carries them, so that a
 // channel that delivers to each member (the sandbox) reaches every copy.
@@ -171,9 +182,8 @@ type Driver interface {
 	Delete(ctx context.Context, in Instance, m SentMessage) error
 	// MarkRead tells the senders of the given inbound messages that they were read.
 	MarkRead(ctx context.Context, in Instance, chatAddress string, read []Received) error
-	// Typing shows or stops a typing indicator; last is the newest message received in the
-	// chat (zero when none), for a channel that shows one only in answer to it.
-	Typing(ctx context.Context, in Instance, chatAddress, state string, last Received) error
+	// Typing shows or stops a typing indicator.
+	Typing(ctx context.Context, in Instance, t Indicator) error
 	Check(ctx context.Context, in Instance, addresses []string) ([]bool, error)
 	CreateGroup(ctx context.Context, in Instance, g GroupInfo) (GroupInfo, error)
 	UpdateGroup(ctx context.Context, in Instance, g GroupInfo) error
@@ -200,9 +210,7 @@ func (Unsupported) Delete(context.Context, Instance, SentMessage) error { return
 func (Unsupported) MarkRead(context.Context, Instance, string, []Received) error {
 	return ErrUnsupported
 }
-func (Unsupported) Typing(context.Context, Instance, string, string, Received) error {
-	return ErrUnsupported
-}
+func (Unsupported) Typing(context.Context, Instance, Indicator) error { return ErrUnsupported }
 func (Unsupported) Check(context.Context, Instance, []string) ([]bool, error) {
 	return nil, ErrUnsupported
 }

@@ -135,8 +135,9 @@ type editMessageRequest struct {
 // typingRequest is the body of POST /instances/{id}/typing.
 type typingRequest struct {
 	instancePath
-	To    string "json:\"to\" required:\"true\" maxLength:\"128\" example:\"+15551234567\" doc:\"The chat: a phone number, or a group (`grp_…` id or address).\""
-	State string "json:\"state,omitempty\" enum:\"composing,recording,paused\" default:\"composing\" doc:\"`composing` (typing), `recording` (a voice note) or `paused` (stop showing it).\""
+	To       string "json:\"to\" required:\"true\" maxLength:\"128\" example:\"+15551234567\" doc:\"The chat: a phone number, or a group (`grp_…` id or address).\""
+	State    string "json:\"state,omitempty\" enum:\"composing,recording,paused\" default:\"composing\" doc:\"`composing` (typing), `recording` (a voice note) or `paused` (stop showing it).\""
+	ThreadID string "json:\"thread_id,omitempty\" maxLength:\"20\" example:\"42\" doc:\"Show it in this thread of the chat: a Telegram forum topic's `message_thread_id` (channels with `threads`).\""
 }
 
 // typingObject is the answer to POST /instances/{id}/typing.
@@ -195,7 +196,7 @@ func (a *api) deleteMessage(r *http.Request, p messagePath) (domain.MessageObjec
 }
 
 func (a *api) sendTyping(r *http.Request, in typingRequest) (typingObject, error) {
-	state, err := a.opts.Messaging.Messages.Typing(r.Context(), actor(r), in.ID, in.To, in.State)
+	state, err := a.opts.Messaging.Messages.Typing(r.Context(), actor(r), in.ID, messaging.TypingInput{To: in.To, State: in.State, ThreadID: in.ThreadID})
 	return typingObject{Object: "typing", InstanceID: in.ID, To: in.To, State: state}, err
 }
 

@@ -485,7 +485,7 @@ type ComplexityRoot struct {
 		RotateInstanceCallbackToken    func(childComplexity int, id string) int
 		RotateWebhookSecret            func(childComplexity int, id string) int
 		SendMessage                    func(childComplexity int, instanceID string, input model.SendMessageInput) int
-		SendTyping                     func(childComplexity int, instanceID string, to string, state *string) int
+		SendTyping                     func(childComplexity int, instanceID string, to string, state *string, threadID *string) int
 		SignIn                         func(childComplexity int, input model.SignInInput) int
 		SignOut                        func(childComplexity int) int
 		SignUp                         func(childComplexity int, input model.SignUpInput) int
@@ -684,7 +684,7 @@ type MutationResolver interface {
 	PairSandboxInstance(ctx context.Context, id string, pairingCode *string) (*model.Instance, error)
 	InjectSandboxMessage(ctx context.Context, instanceID string, input model.InjectMessageInput) (*model.Message, error)
 	SendMessage(ctx context.Context, instanceID string, input model.SendMessageInput) (*model.Message, error)
-	SendTyping(ctx context.Context, instanceID string, to string, state *string) (string, error)
+	SendTyping(ctx context.Context, instanceID string, to string, state *string, threadID *string) (string, error)
 	EditMessage(ctx context.Context, instanceID string, id string, text string) (*model.Message, error)
 	DeleteMessage(ctx context.Context, instanceID string, id string) (*model.Message, error)
 	MarkChatRead(ctx context.Context, instanceID string, chatID string) (*model.Chat, error)
@@ -2866,7 +2866,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SendTyping(childComplexity, args["instanceId"].(string), args["to"].(string), args["state"].(*string)), true
+		return e.ComplexityRoot.Mutation.SendTyping(childComplexity, args["instanceId"].(string), args["to"].(string), args["state"].(*string), args["threadId"].(*string)), true
 	case "Mutation.signIn":
 		if e.ComplexityRoot.Mutation.SignIn == nil {
 			break
@@ -4117,7 +4117,7 @@ extend type Mutation {
   (typing), recording (a voice note) or paused (stop showing it). Returns the state shown.
   Scope messages:send for keys; the instance must be connected.
   """
-  sendTyping(instanceId: ID!, to: String!, state: String = "composing"): String!
+  sendTyping(instanceId: ID!, to: String!, state: String = "composing", "A thread of the chat (a Telegram forum topic's id) to show it in." threadId: String): String!
   editMessage(instanceId: ID!, id: ID!, text: String!): Message!
   "Deletes a sent message for everyone; it stays listed with deletedAt."
   deleteMessage(instanceId: ID!, id: ID!): Message!
@@ -6820,6 +6820,14 @@ func (ec *executionContext) field_Mutation_sendTyping_args(ctx context.Context, 
 		return nil, err
 	}
 	args["state"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "threadId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["threadId"] = arg3
 	return args, nil
 }
 
@@ -15443,7 +15451,7 @@ func (ec *executionContext) _Mutation_sendTyping(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SendTyping(ctx, fc.Args["instanceId"].(string), fc.Args["to"].(string), fc.Args["state"].(*string))
+			return ec.Resolvers.Mutation().SendTyping(ctx, fc.Args["instanceId"].(string), fc.Args["to"].(string), fc.Args["state"].(*string), fc.Args["threadId"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {

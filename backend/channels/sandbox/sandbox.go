@@ -276,9 +276,7 @@ func (d *Driver) MarkRead(ctx context.Context, in channels.Instance, chatAddress
 	return nil
 }
 
-func (d *Driver) Typing(context.Context, channels.Instance, string, string, channels.Received) error {
-	return nil
-}
+func (d *Driver) Typing(context.Context, channels.Instance, channels.Indicator) error { return nil }
 
 func (d *Driver) Check(ctx context.Context, in channels.Instance, addresses []string) ([]bool, error) {
 	out := make([]bool, len(addresses))

@@ -47,13 +47,9 @@ func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outb
 		// A reply to a message deleted meanwhile is still sent, as a plain message.
 		reply = &models.ReplyParameters{MessageID: id, AllowSendingWithoutReply: true}
 	}
-	// A forum topic is named by its message_thread_id; 0 (left out) is the chat itself, or
-	// a forum's General topic.
-	topic := 0
-	if m.ThreadID != "" {
-		if topic, err = strconv.Atoi(m.ThreadID); err != nil || topic <= 0 {
-			return channels.Sent{}, invalid("thread_id must be a forum topic's message_thread_id")
-		}
+	topic, err := topicOf(m.ThreadID)
+	if err != nil {
+		return channels.Sent{}, err
 	}
 	chat, c := chatID(m.ChatAddress), m.Content
 	var msg *models.Message
@@ -99,6 +95,19 @@ func (d *Driver) Send(ctx context.Context, in channels.Instance, m channels.Outb
 		return channels.Sent{}, errors.New("telegram: the answer to a send held no message")
 	}
 	return channels.Sent{ProviderMessageID: providerID(msg.Chat.ID, msg.ID)}, nil
+}
+
+// topicOf is the message_thread_id of a thread: a forum topic's number; 0 (left out) is the
+// chat itself, or a forum's General topic.
+func topicOf(thread string) (int, error) {
+	if thread == "" {
+		return 0, nil
+	}
+	topic, err := strconv.Atoi(thread)
+	if err != nil || topic <= 0 {
+		return 0, invalid("thread_id must be a forum topic's message_thread_id")
+	}
+	return topic, nil
 }
 
 // inputFile is the file of a media message: a file_id Telegram already holds is sent as
@@ -219,9 +228,9 @@ func (d *Driver) Delete(ctx context.Context, in channels.Instance, m channels.Se
 // Typing shows "typing…" or "recording a voice message…". Telegram clears the indicator
 // by itself after five seconds or at the next message, and has no call to stop it, so
 // paused does nothing.
-func (d *Driver) Typing(ctx context.Context, in channels.Instance, chatAddress, state string, _ channels.Received) error {
+func (d *Driver) Typing(ctx context.Context, in channels.Instance, t channels.Indicator) error {
 	var action models.ChatAction
-	switch state {
+	switch t.State {
 	case "composing", "":
 		action = models.ChatActionTyping
 	case "recording":
@@ -229,13 +238,17 @@ func (d *Driver) Typing(ctx context.Context, in channels.Instance, chatAddress, 
 	case "paused":
 		return nil
 	default:
-		return invalid("unknown typing state " + state)
+		return invalid("unknown typing state " + t.State)
+	}
+	topic, err := topicOf(t.ThreadID)
+	if err != nil {
+		return err
 	}
 	b, tok, err := d.callBot(in)
 	if err != nil {
 		return err
 	}
-	_, err = b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chatID(chatAddress), Action: action})
+	_, err = b.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chatID(t.ChatAddress), MessageThreadID: topic, Action: action})
 	return d.fail(ctx, in, tok, err)
 }
 

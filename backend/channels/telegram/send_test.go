@@ -202,13 +202,13 @@ func TestEditDeleteTyping(t *testing.T) {
 	}
 
 	for state, action := range map[string]string{"composing": "typing", "recording": "record_voice"} {
-		if err := e.d.Typing(ctx, e.in, user, state, channels.Received{}); err != nil {
+		if err := e.d.Typing(ctx, e.in, channels.Indicator{ChatAddress: user, State: state}); err != nil {
 			t.Fatal(err)
 		}
 		wantParams(t, e.lastCall(t, "sendChatAction"), map[string]string{"chat_id": user, "action": action})
 	}
 	before := len(e.tg.CallsTo("sendChatAction"))
-	if err := e.d.Typing(ctx, e.in, user, "paused", channels.Received{}); err != nil {
+	if err := e.d.Typing(ctx, e.in, channels.Indicator{ChatAddress: user, State: "paused"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.tg.CallsTo("sendChatAction")) != before {
@@ -339,7 +339,7 @@ func TestRevokedTokenFailsEveryOperation(t *testing.T) {
 	e.tg.Revoke()
 	ctx := context.Background()
 	ops := map[string]func() error{
-		"typing": func() error { return e.d.Typing(ctx, e.in, user, "composing", channels.Received{}) },
+		"typing": func() error { return e.d.Typing(ctx, e.in, channels.Indicator{ChatAddress: user, State: "composing"}) },
 		"edit": func() error {
 			return e.d.Edit(ctx, e.in, channels.SentMessage{ChatAddress: user, ProviderMessageID: user + ":1"}, "x")
 		},
@@ -457,4 +457,9 @@ func TestSendIntoForumTopic(t *testing.T) {
 		Content: domain.Content{Text: "x"}, ThreadID: "general"}); !errors.As(err, &se) || se.Code != "invalid_request" {
 		t.Errorf("a thread that is no number: %v", err)
 	}
+	// The typing indicator shows in the topic too.
+	if err := e.d.Typing(ctx, e.in, channels.Indicator{ChatAddress: group, State: "composing", ThreadID: "7"}); err != nil {
+		t.Fatal(err)
+	}
+	wantParams(t, e.lastCall(t, "sendChatAction"), map[string]string{"chat_id": group, "message_thread_id": "7", "action": "typing"})
 }

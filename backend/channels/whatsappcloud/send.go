@@ -248,11 +248,11 @@ func contactOf(card domain.ContactCard) contactObject {
 // read (with the ones before it). WhatsApp has one indicator, so recording shows it too; it
 // clears at the next message or after 25 seconds and has no call to stop it, so paused does
 // nothing.
-func (d *Driver) Typing(ctx context.Context, in channels.Instance, _ string, state string, last channels.Received) error {
-	if state == "paused" {
+func (d *Driver) Typing(ctx context.Context, in channels.Instance, t channels.Indicator) error {
+	if t.State == "paused" {
 		return nil
 	}
-	if last.ProviderMessageID == "" {
+	if t.Last.ProviderMessageID == "" {
 		return &channels.SendError{Code: "no_received_message", Permanent: true,
 			Message: "WhatsApp shows a typing indicator only in answer to a received message"}
 	}
@@ -260,7 +260,7 @@ func (d *Driver) Typing(ctx context.Context, in channels.Instance, _ string, sta
 	if err != nil {
 		return err
 	}
-	req := messageRequest{MessagingProduct: "whatsapp", Status: "read", MessageID: last.ProviderMessageID,
+	req := messageRequest{MessagingProduct: "whatsapp", Status: "read", MessageID: t.Last.ProviderMessageID,
 		TypingIndicator: &typingObject{Type: "text"}}
 	if err := d.call(ctx, a, http.MethodPost, url.PathEscape(a.phoneNumberID)+"/messages", nil, req, nil); err != nil {
 		return d.fail(ctx, in, err)

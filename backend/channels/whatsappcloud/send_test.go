@@ -279,7 +279,7 @@ func TestTypingAnswersTheLastReceived(t *testing.T) {
 	e := newEnv(t)
 	last := channels.Received{ProviderMessageID: "wamid.LAST", Sender: customerAddress}
 	for _, state := range []string{"composing", "recording"} {
-		if err := e.d.Typing(e.ctx, e.in, customerAddress, state, last); err != nil {
+		if err := e.d.Typing(e.ctx, e.in, channels.Indicator{ChatAddress: customerAddress, State: state, Last: last}); err != nil {
 			t.Fatal(err)
 		}
 		calls := e.fake.MessageCalls()
@@ -287,11 +287,11 @@ func TestTypingAnswersTheLastReceived(t *testing.T) {
 			`{"messaging_product":"whatsapp","status":"read","message_id":"wamid.LAST","typing_indicator":{"type":"text"}}`)
 	}
 	before := len(e.fake.Calls())
-	if err := e.d.Typing(e.ctx, e.in, customerAddress, "paused", last); err != nil || len(e.fake.Calls()) != before {
+	if err := e.d.Typing(e.ctx, e.in, channels.Indicator{ChatAddress: customerAddress, State: "paused", Last: last}); err != nil || len(e.fake.Calls()) != before {
 		t.Fatalf("paused: err %v, %d calls, want none", err, len(e.fake.Calls())-before)
 	}
 	var se *channels.SendError
-	if err := e.d.Typing(e.ctx, e.in, customerAddress, "composing", channels.Received{}); !errors.As(err, &se) || se.Code != "no_received_message" {
+	if err := e.d.Typing(e.ctx, e.in, channels.Indicator{ChatAddress: customerAddress, State: "composing"}); !errors.As(err, &se) || se.Code != "no_received_message" {
 		t.Fatalf("nothing received: %v", err)
 	}
 }

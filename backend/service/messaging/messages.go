@@ -473,15 +473,22 @@ func (s *Messages) change(ctx context.Context, a service.Actor, instanceID, id, 
 // Typing states.
 var typingStates = []string{"composing", "recording", "paused"}
 
+// TypingInput is a typing indicator to show: in the chat To (a thread of it with ThreadID),
+// State composing (the default), recording or paused.
+type TypingInput struct {
+	To, State, ThreadID string
+}
+
 // Typing shows a typing (or recording) indicator in a chat, or stops it (paused), and
 // returns the state shown (composing when none is given). Where the channel shows it only in
 // answer to a received message, which it marks read (WhatsApp), the newest one received in
 // the chat is named, and the chat is marked read here too, as the sender now sees it.
-func (s *Messages) Typing(ctx context.Context, a service.Actor, instanceID, to, state string) (string, error) {
+func (s *Messages) Typing(ctx context.Context, a service.Actor, instanceID string, in TypingInput) (string, error) {
 	wsID, err := service.RequireWorkspace(a, domain.ScopeMessagesSend)
 	if err != nil {
 		return "", err
 	}
+	to, state := in.To, in.State
 	if state == "" {
 		state = "composing"
 	}
@@ -489,6 +496,9 @@ func (s *Messages) Typing(ctx context.Context, a service.Actor, instanceID, to, 
 		return "", domain.Invalid("state", "state must be one of %s", strings.Join(typingStates, ", "))
 	}
 	if err := checkAddressInput("to", to); err != nil {
+		return "", err
+	}
+	if err := checkThreadID(in.ThreadID); err != nil {
 		return "", err
 	}
 	inst, err := s.c.load(ctx, wsID, instanceID)
@@ -501,6 +511,9 @@ func (s *Messages) Typing(ctx context.Context, a service.Actor, instanceID, to, 
 	}
 	if !d.Capabilities().Typing {
 		return "", unsupported("typing indicators")
+	}
+	if in.ThreadID != "" && !d.Capabilities().Threads {
+		return "", unsupported("threads")
 	}
 	var target chatTarget
 	if err := s.c.st.Tx(ctx, func(tx *store.Tx) error {
@@ -529,7 +542,8 @@ func (s *Messages) Typing(ctx context.Context, a service.Actor, instanceID, to, 
 		}
 		last, chatID = channels.Received{ProviderMessageID: m.ProviderMessageID, Sender: m.Sender}, m.ChatID
 	}
-	if err := driverError(d.Typing(ctx, v, target.address, state, last), "typing indicators"); err != nil {
+	if err := driverError(d.Typing(ctx, v, channels.Indicator{ChatAddress: target.address, State: state, ThreadID: in.ThreadID, Last: last}),
+		"typing indicators"); err != nil {
 		return "", err
 	}
 	if marksRead {

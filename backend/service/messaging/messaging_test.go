@@ -270,7 +270,7 @@ func TestCapabilitiesGateOperations(t *testing.T) {
 			wantCode(t, err, domain.CodeInvalid, "unsupported_by_channel", "")
 			_, err = e.m.Contacts.Check(e.ctx, e.a, in.ID, []string{"+15551234567"})
 			wantCode(t, err, domain.CodeInvalid, "unsupported_by_channel", "")
-			_, err = e.m.Messages.Typing(e.ctx, e.a, in.ID, "+15551234567", "")
+			_, err = e.m.Messages.Typing(e.ctx, e.a, in.ID, messaging.TypingInput{To: "+15551234567"})
 			wantCode(t, err, domain.CodeInvalid, "unsupported_by_channel", "")
 			_, _, err = e.m.Messages.Inject(e.ctx, e.a, in.ID, messaging.InjectInput{From: "+15551234567",
 				ContentInput: messaging.ContentInput{Text: "made up"}})

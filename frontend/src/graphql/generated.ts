@@ -470,6 +470,7 @@ export type MutationSendTypingArgs = {
   instanceId: Scalars['ID']['input'];
   to: Scalars['String']['input'];
   state?: InputMaybe<Scalars['String']['input']>;
+  threadId: InputMaybe<Scalars['String']['input']>;
 };
 
 
