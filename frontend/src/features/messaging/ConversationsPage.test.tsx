@@ -122,4 +122,32 @@ describe('ConversationsPage', () => {
     expect(within(conversation).getByText('(2.4 MB)')).toBeInTheDocument();
     expect(within(conversation).getByText('Q3')).toBeInTheDocument();
   });
+
+  it('shows the forum topic a message was written in', async () => {
+    const user = userEvent.setup();
+    const { client } = mockClient({
+      Instances: () => ({ data: { instances: { nodes: [instance()], hasMore: false } } }),
+      Chats: () => ({ data: { chats: { nodes: [chat()], hasMore: false } } }),
+      ChatMessages: () => ({
+        data: {
+          messages: {
+            nodes: [
+              message({ id: 'msg_topic', direction: 'inbound', status: 'received', text: 'In the topic', threadId: '7' }),
+              message({ id: 'msg_general', direction: 'inbound', status: 'received', text: 'In General' }),
+            ],
+            hasMore: false,
+          },
+        },
+      }),
+      MessagingEvents: () => makeSubject<MockResponse>().source,
+      MarkChatRead: () => ({ data: { markChatRead: chat() } }),
+    });
+    renderWithClient(<ConversationsPage />, { client, route: '/api/messages?instance=inst_a', path: '/api/messages' });
+    await user.click(await within(await screen.findByRole('navigation', { name: 'Chats' })).findByRole('button', { name: /\+15552220002/ }));
+    const conversation = await screen.findByRole('region', { name: 'Conversation with +15552220002' });
+    const topic = (await within(conversation).findByText('In the topic')).closest('li');
+    expect(topic && within(topic).getByText('topic 7')).toBeInTheDocument();
+    const general = within(conversation).getByText('In General').closest('li');
+    expect(general && within(general).queryByText(/^topic/)).toBeNull();
+  });
 });

@@ -201,6 +201,7 @@ function MessageBubble({ m }: { m: MessageFieldsFragment }) {
       )}
       <div className={styles.meta}>
         <Time iso={m.createdAt} />
+        {m.threadId && <span>topic {m.threadId}</span>}
         {m.editedAt && <span>edited</span>}
         {out && <ReceiptTicks status={m.status} error={m.error?.message} />}
       </div>

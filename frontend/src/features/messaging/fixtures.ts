@@ -39,6 +39,7 @@ export function message(over: Partial<MessageFieldsFragment> = {}): MessageField
     reaction: null,
     template: null,
     replyTo: null,
+    threadId: null,
     status: 'delivered',
     error: null,
     editedAt: null,
