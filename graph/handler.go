@@ -153,7 +153,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 	// Only these transports: no multipart or urlencoded form transport a cross-site
 	// <form> could reach.
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(getQueries{})
 	srv.AddTransport(transport.POST{})
 	readLimit := opts.MaxBodyBytes
 	srv.AddTransport(transport.Websocket{

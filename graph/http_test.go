@@ -43,10 +43,12 @@ func TestCSRFProtection(t *testing.T) {
 			}
 		}
 
-		// A mutation over GET is refused, and nothing happened.
+		// A mutation over GET is refused as GraphQL over HTTP says (405, Allow), with a code
+		// like every other error, and nothing happened.
 		resp, r := h.get(t, `mutation { signOut }`, withSession(token))
-		if resp.StatusCode < 400 || len(r.Errors) == 0 || len(resp.Cookies()) != 0 {
-			t.Errorf("mutation over GET: status %d, %+v", resp.StatusCode, r.Errors)
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST" || r.code(t) != "INVALID" ||
+			r.Errors[0].Extensions["reason"] != "method_not_allowed" || len(resp.Cookies()) != 0 {
+			t.Errorf("mutation over GET: status %d, Allow %q, %+v", resp.StatusCode, resp.Header.Get("Allow"), r.Errors)
 		}
 
 		// The session survived all of that; same-origin requests and GET queries work.
