@@ -182,7 +182,9 @@ func (c *core) now() time.Time { return c.s.Clock().Now() }
 type host struct{ c *core }
 
 // Emit stores channel events as jobs, each run after delay, in a transaction of its own.
-// A chat's inbound messages keep their order (one ordering key per instance and chat).
+// What happens in one chat keeps its order (one ordering key per instance and chat): its
+// inbound messages, their edits, and a group's membership changes, which carry the whole
+// member list, so one applied out of order would leave an older list in place.
 func (h host) Emit(ctx context.Context, delay time.Duration, events ...channels.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -196,11 +198,25 @@ func (h host) Emit(ctx context.Context, delay time.Duration, events ...channels.
 		}
 		js[i] = jobs.NewJob{Kind: domain.JobChannelEvent, Payload: string(payload), RunAt: now.Add(delay),
 			MaxAttempts: eventAttempts}
-		if ev.Message != nil {
-			js[i].OrderingKey = "inbound:" + ev.InstanceID + ":" + ev.Message.ChatAddress
+		if chat := eventChat(ev); chat != "" {
+			js[i].OrderingKey = "inbound:" + ev.InstanceID + ":" + chat
 		}
 	}
 	return h.c.st.Tx(ctx, func(tx *store.Tx) error { return jobs.Enqueue(ctx, tx, now, js...) })
+}
+
+// eventChat is the chat an event happens in ("" for receipts and session changes, which
+// need no order: statuses only move forward).
+func eventChat(ev channels.Event) string {
+	switch {
+	case ev.Message != nil:
+		return ev.Message.ChatAddress
+	case ev.Group != nil:
+		return ev.Group.Info.Address
+	case ev.Edit != nil:
+		return ev.Edit.ChatAddress
+	}
+	return ""
 }
 
 // InstanceByAddress finds the workspace's instance with an address on a channel.
