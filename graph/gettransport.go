@@ -10,7 +10,7 @@ import (
 // getQueries is gqlgen's GET transport, except for a mutation or subscription sent by GET:
 // gqlgen answers that 406 with a bare message; GraphQL over HTTP says 405, and our clients
 // read every error's extensions.code, so the refusal is written as the other transport
-// errors are (405, Allow: POST, code INVALID, reason method_not_allowed).
+// errors are (405, Allow: GET, POST, code INVALID, reason method_not_allowed).
 type getQueries struct{ transport.GET }
 
 func (g getQueries) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {

@@ -26,11 +26,12 @@ func RequireScope(a Actor, scope domain.Scope) error { return requireScope(a, sc
 // CannotRemove refuses null for a field an object cannot be without. remove names the
 // fields an update sent as null (by their API names, as both transports pass them: REST's
 // PATCH from the body, GraphQL's update mutations from the input), and names are checked
-// in order: the first one sent as null is refused.
-func CannotRemove(remove map[string]bool, names ...string) error {
+// in order: the first one sent as null is refused. prefix goes before the name in the
+// error's param (an item of a bulk call: "links[2].").
+func CannotRemove(prefix string, remove map[string]bool, names ...string) error {
 	for _, name := range names {
 		if remove[name] {
-			return domain.Invalid(name, "%s cannot be removed: send a new value or leave it out", name)
+			return domain.Invalid(prefix+name, "%s cannot be removed: send a new value or leave it out", name)
 		}
 	}
 	return nil

@@ -357,7 +357,7 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 	if err != nil {
 		return domain.Webhook{}, err
 	}
-	if err := CannotRemove(in.Remove, "url", "event_types", "enabled"); err != nil {
+	if err := CannotRemove("", in.Remove, "url", "event_types", "enabled"); err != nil {
 		return domain.Webhook{}, err
 	}
 	if in.Remove["description"] {

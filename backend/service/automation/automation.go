@@ -305,7 +305,7 @@ func (a *Automation) Update(ctx context.Context, ac service.Actor, id string, in
 	if _, err := service.RequireWorkspace(ac, domain.ScopeAutomationWrite); err != nil {
 		return Created{}, err
 	}
-	if err := service.CannotRemove(in.Remove, "name", "verification", "enabled"); err != nil {
+	if err := service.CannotRemove("", in.Remove, "name", "verification", "enabled"); err != nil {
 		return Created{}, err
 	}
 	if in.Remove["schema"] {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
@@ -55,8 +56,9 @@ type Input struct {
 	Remove map[string]bool
 }
 
-// removableFields are the fields Remove may name, in the order a refusal is looked for.
-var removableFields = []string{"url", "slug", "title", "tags", "expires_at", "expired_url", "max_clicks", "password",
+// removableFields are the fields Remove may name that a link can be without (url and slug
+// it cannot).
+var removableFields = []string{"title", "tags", "expires_at", "expired_url", "max_clicks", "password",
 	"redirect_status", "metadata", "external_id", "utm", "ios_url", "android_url", "archived"}
 
 // removals turns the fields named in Remove into their "removed" values: "" or none for
@@ -64,13 +66,14 @@ var removableFields = []string{"url", "slug", "title", "tags", "expires_at", "ex
 // ios_url, android_url), the default for the others (tags [], metadata {}, utm none,
 // redirect_status 302, archived false). A link cannot be without url or slug.
 func (in *Input) removals(param string) error {
+	if err := service.CannotRemove(param, in.Remove, "url", "slug"); err != nil {
+		return err
+	}
 	for _, name := range removableFields {
 		if !in.Remove[name] {
 			continue
 		}
 		switch name {
-		case "url", "slug":
-			return domain.Invalid(param+name, "%s cannot be removed: send a new value or leave it out", name)
 		case "title":
 			in.Title = ptr("")
 		case "expired_url":

@@ -125,7 +125,7 @@ func (s *Groups) Update(ctx context.Context, a service.Actor, instanceID, id str
 	if _, err := service.RequireWorkspace(a, domain.ScopeGroupsWrite); err != nil {
 		return domain.Group{}, err
 	}
-	if err := service.CannotRemove(in.Remove, "subject"); err != nil {
+	if err := service.CannotRemove("", in.Remove, "subject"); err != nil {
 		return domain.Group{}, err
 	}
 	if in.Remove["description"] {

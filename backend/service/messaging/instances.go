@@ -184,7 +184,7 @@ func (s *Instances) Update(ctx context.Context, a service.Actor, id string, in U
 	if _, err := service.RequireWorkspace(a, domain.ScopeInstancesWrite); err != nil {
 		return domain.Instance{}, err
 	}
-	if err := service.CannotRemove(in.Remove, "name", "config"); err != nil {
+	if err := service.CannotRemove("", in.Remove, "name", "config"); err != nil {
 		return domain.Instance{}, err
 	}
 	if in.Remove["messages_per_second"] {
