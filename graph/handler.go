@@ -446,6 +446,13 @@ func checkBody(body []byte) *gqlerror.Error {
 		return transportError("INVALID", "invalid_body",
 			`the request body must be one JSON object such as {"query": "{ viewer { user { id } } }"}`)
 	}
+	// A key given twice (in variables, say) is refused as REST refuses it in a body.
+	if err := httpx.NoDuplicateKeys(trimmed); err != nil {
+		de := domain.ErrorOf(err)
+		e := transportError("INVALID", "duplicate_key", de.Message)
+		e.Extensions["field"] = de.Param
+		return e
+	}
 	return nil
 }
 

@@ -237,6 +237,35 @@ func TestAPIEdgeRulesOnBothTransports(t *testing.T) {
 		}
 	})
 
+	t.Run("a key given twice is refused, naming it", func(t *testing.T) {
+		_, _, created := e.gql(e.console, `mutation { createApiKey(input: {name: "hooks", scopes: ["webhooks:read", "webhooks:write"]}) { secret } }`)
+		var key struct {
+			Data struct {
+				CreateAPIKey struct{ Secret string } `json:"createApiKey"`
+			}
+		}
+		if err := json.Unmarshal(created, &key); err != nil || key.Data.CreateAPIKey.Secret == "" {
+			t.Fatalf("createApiKey: %v %s", err, created)
+		}
+		bearer := "Bearer " + key.Data.CreateAPIKey.Secret
+		resp, raw := e.request(http.DefaultClient, "POST", "/api/v1/webhooks",
+			`{"url":"https://hooks.example.com/a","url":"https://hooks.example.com/b","event_types":["*"]}`,
+			"Authorization", bearer, "Content-Type", "application/json")
+		if resp.StatusCode != 400 || restCode(t, raw) != "validation_failed" || !bytes.Contains(raw, []byte(`"param":"url"`)) {
+			t.Fatalf("REST: %d %s", resp.StatusCode, raw)
+		}
+		resp, raw = e.request(http.DefaultClient, "POST", "/graphql",
+			`{"query":"mutation($in: CreateWebhookInput!) { createWebhook(input: $in) { webhook { id } } }",`+
+				`"variables":{"in":{"url":"https://hooks.example.com/a","url":"https://hooks.example.com/b","eventTypes":["*"]}}}`,
+			"Authorization", bearer)
+		if resp.StatusCode != 400 || gqlCode(t, raw) != "INVALID" || !bytes.Contains(raw, []byte(`"field":"variables.in.url"`)) {
+			t.Fatalf("GraphQL: %d %s", resp.StatusCode, raw)
+		}
+		if _, raw := e.rest("/api/v1/webhooks", "Authorization", bearer); bytes.Contains(raw, []byte("hooks.example.com")) {
+			t.Fatalf("a refused request created a webhook: %s", raw)
+		}
+	})
+
 	t.Run("a GraphQL batch gets a short fixed message", func(t *testing.T) {
 		const secretish = "sb_live_do_not_echo_me"
 		for _, body := range []string{
