@@ -85,6 +85,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		st.Close()
 		return nil, err
 	}
+	st.SetStatementTimeout(cfg.DBStatementTimeout) // after migrating: building an index may take long
 	if cfg.SecretsKey == "" {
 		log.Warn("SWITCHBOARD_SECRETS_KEY is not set: webhook signing secrets are stored unencrypted")
 	}

@@ -70,6 +70,9 @@ type Config struct {
 	// DBAcquireTimeout is how long a request waits for a free database connection before it
 	// is answered 503 unavailable (0: store.DefaultAcquireTimeout).
 	DBAcquireTimeout time.Duration
+	// DBStatementTimeout is how long a PostgreSQL statement waits for the server's answer
+	// before its connection is given up and it fails as unavailable (0: no bound).
+	DBStatementTimeout time.Duration
 	// DBMaxConns is the PostgreSQL connection pool's size per replica (the listener takes one
 	// more); SQLite's pool is fixed.
 	DBMaxConns int
@@ -144,6 +147,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_WEBHOOK_LEASE", "", DefaultWebhookLease.String(), "how long a worker holds a webhook delivery before another replica may take it over (≥ 1s)"},
 	{"SWITCHBOARD_DB_MAX_CONNS", "", strconv.Itoa(store.DefaultPoolSize), "PostgreSQL connections per replica (2 to 500; each replica also holds one for notifications and one for readiness checks)"},
 	{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "", store.DefaultAcquireTimeout.String(), "how long a request waits for a free database connection before it is answered 503 unavailable (10ms to 1m)"},
+	{"SWITCHBOARD_DB_STATEMENT_TIMEOUT", "", store.DefaultStatementTimeout.String(), "how long a PostgreSQL statement waits for the server to answer (a frozen server, a network partition) before it is answered 503 unavailable (0 = no bound, else 100ms to 1h)"},
 	{"SWITCHBOARD_METRICS_ADDR", "", "", "address of a separate listener serving Prometheus /metrics (e.g. 127.0.0.1:9091); empty = metrics are not served. The main address never serves them"},
 	{"SWITCHBOARD_SHORT_HOST", "", "", "origin of a dedicated short-link domain (e.g. https://sho.rt) answering /{slug}; empty = short links are BASE_URL/l/{slug}"},
 	{"SWITCHBOARD_LINK_BLOCKLIST", "", "", "comma-separated hosts short links may not point to (subdomains included)"},
@@ -211,6 +215,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	parse("SWITCHBOARD_WEBHOOK_LEASE", "a duration such as 10s or 1m", func(v string) (e error) { c.WebhookLease, e = time.ParseDuration(v); return })
 	parseInt("SWITCHBOARD_DB_MAX_CONNS", &c.DBMaxConns)
 	parse("SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "a duration such as 5s", func(v string) (e error) { c.DBAcquireTimeout, e = time.ParseDuration(v); return })
+	parse("SWITCHBOARD_DB_STATEMENT_TIMEOUT", "a duration such as 30s", func(v string) (e error) { c.DBStatementTimeout, e = time.ParseDuration(v); return })
 	for _, h := range strings.Split(get("SWITCHBOARD_WEBHOOK_ALLOWLIST"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.WebhookAllowList = append(c.WebhookAllowList, h)
@@ -339,6 +344,9 @@ func (c Config) Validate() error {
 	}
 	if c.DBAcquireTimeout < 10*time.Millisecond || c.DBAcquireTimeout > time.Minute {
 		bad("SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "%v: must be between 10ms and 1m", c.DBAcquireTimeout)
+	}
+	if c.DBStatementTimeout != 0 && (c.DBStatementTimeout < 100*time.Millisecond || c.DBStatementTimeout > time.Hour) {
+		bad("SWITCHBOARD_DB_STATEMENT_TIMEOUT", "%v: must be 0 (no bound) or between 100ms and 1h", c.DBStatementTimeout)
 	}
 	if c.MetricsAddr != "" {
 		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {

@@ -56,7 +56,7 @@ func TestDefaultsAgree(t *testing.T) {
 		Addr: ":8080", DatabaseURL: "sqlite://./data/switchboard.db", BaseURL: "http://localhost:8080",
 		RateLimit: rest.DefaultRateLimit, RateBurst: rest.DefaultBurst, MaxBodyBytes: rest.DefaultMaxBodyBytes,
 		GraphQLIntrospection: true, GraphQLComplexity: graph.DefaultComplexityLimit,
-		WebhookLease: app.DefaultWebhookLease, DBAcquireTimeout: 5 * time.Second, DBMaxConns: 20, WebhookWorkers: app.DefaultWebhookWorkers, MessageWorkers: 64,
+		WebhookLease: app.DefaultWebhookLease, DBAcquireTimeout: 5 * time.Second, DBStatementTimeout: 30 * time.Second, DBMaxConns: 20, WebhookWorkers: app.DefaultWebhookWorkers, MessageWorkers: 64,
 		WebhookPerEndpoint: app.DefaultWebhookPerEndpoint, WebhookPerWorkspace: app.DefaultWebhookPerWorkspace, LogLevel: "info", LogFormat: "json",
 		MediaMaxBytes: messaging.DefaultMediaMaxBytes, MediaTypes: messaging.DefaultMediaTypes, MediaURLTTL: time.Hour,
 		MediaUploadMaxBytes: channels.DefaultMaxUploadBytes,
@@ -75,7 +75,7 @@ func TestDefaultsAgree(t *testing.T) {
 	}
 	for env, v := range map[string]string{"SWITCHBOARD_WEBHOOK_WORKERS": "64", "SWITCHBOARD_WEBHOOK_LEASE": "10s",
 		"SWITCHBOARD_WEBHOOK_PER_ENDPOINT": "8", "SWITCHBOARD_WEBHOOK_PER_WORKSPACE": "32", "SWITCHBOARD_RATE_LIMIT": "20", "SWITCHBOARD_MAX_BODY_BYTES": "1048576",
-		"SWITCHBOARD_METRICS_ADDR": "", "SWITCHBOARD_DB_ACQUIRE_TIMEOUT": "5s"} {
+		"SWITCHBOARD_METRICS_ADDR": "", "SWITCHBOARD_DB_ACQUIRE_TIMEOUT": "5s", "SWITCHBOARD_DB_STATEMENT_TIMEOUT": "30s"} {
 		if d, ok := defaults[env]; !ok || d != v {
 			t.Errorf("Settings: %s default %q, want %q", env, d, v)
 		}
@@ -91,13 +91,17 @@ func TestFromEnvEdgeValues(t *testing.T) {
 	cfg, err := from(map[string]string{"SWITCHBOARD_WEBHOOK_WORKERS": "0", "SWITCHBOARD_WEBHOOK_LEASE": "1s",
 		"SWITCHBOARD_WEBHOOK_PER_ENDPOINT": "1", "SWITCHBOARD_RATE_LIMIT": "0.5", "SWITCHBOARD_RATE_BURST": "1",
 		"SWITCHBOARD_MAX_BODY_BYTES": "1", "SWITCHBOARD_GRAPHQL_INTROSPECTION": "false", "SWITCHBOARD_LOG_LEVEL": "debug",
-		"SWITCHBOARD_LOG_FORMAT": "text", "SWITCHBOARD_METRICS_ADDR": "127.0.0.1:9091", "SWITCHBOARD_DB_ACQUIRE_TIMEOUT": "10ms"})
+		"SWITCHBOARD_LOG_FORMAT": "text", "SWITCHBOARD_METRICS_ADDR": "127.0.0.1:9091", "SWITCHBOARD_DB_ACQUIRE_TIMEOUT": "10ms",
+		"SWITCHBOARD_DB_STATEMENT_TIMEOUT": "0"})
 	if err != nil {
 		t.Fatalf("smallest meaningful values refused: %v", err)
 	}
 	if cfg.WebhookWorkers != 0 || cfg.WebhookLease != time.Second || cfg.WebhookPerEndpoint != 1 ||
-		cfg.GraphQLIntrospection || cfg.MetricsAddr != "127.0.0.1:9091" || cfg.DBAcquireTimeout != 10*time.Millisecond {
+		cfg.GraphQLIntrospection || cfg.MetricsAddr != "127.0.0.1:9091" || cfg.DBAcquireTimeout != 10*time.Millisecond || cfg.DBStatementTimeout != 0 {
 		t.Fatalf("config: %+v", cfg)
+	}
+	if cfg, err := from(nil); err != nil || cfg.DBStatementTimeout != 30*time.Second {
+		t.Fatalf("default statement timeout %v (%v), want 30s", cfg.DBStatementTimeout, err)
 	}
 
 	// The default base URL follows the listen address.
@@ -122,6 +126,9 @@ func TestFromEnvEdgeValues(t *testing.T) {
 		{"SWITCHBOARD_DB_MAX_CONNS", "lots", "not a whole number"},
 		{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "2m", "between 10ms and 1m"},
 		{"SWITCHBOARD_DB_ACQUIRE_TIMEOUT", "soon", "not a duration"},
+		{"SWITCHBOARD_DB_STATEMENT_TIMEOUT", "50ms", "0 (no bound) or between 100ms and 1h"},
+		{"SWITCHBOARD_DB_STATEMENT_TIMEOUT", "2h", "0 (no bound) or between 100ms and 1h"},
+		{"SWITCHBOARD_DB_STATEMENT_TIMEOUT", "-1s", "0 (no bound) or between 100ms and 1h"},
 		{"SWITCHBOARD_RATE_LIMIT", "-5", "greater than 0"},
 		{"SWITCHBOARD_RATE_LIMIT", "0", "greater than 0"},
 		{"SWITCHBOARD_RATE_LIMIT", "NaN", "greater than 0"},

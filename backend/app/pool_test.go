@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -91,5 +92,69 @@ func TestPoolExhaustionAnswers503(t *testing.T) {
 	}
 	if resp, raw := e.rest("/api/v1/links", "Authorization", bearer); resp.StatusCode != 200 {
 		t.Fatalf("after: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// A database that stops answering without closing its connections (a frozen server, a
+// network partition) holds a request no longer than SWITCHBOARD_DB_STATEMENT_TIMEOUT: the
+// caller is told to retry (503 unavailable, Retry-After), readiness says the database is not
+// answering, and once it answers again requests succeed without a restart.
+func TestFrozenDatabaseAnswers503(t *testing.T) {
+	cfg, err := app.FromEnv(func(k string) string {
+		return map[string]string{"SWITCHBOARD_DB_STATEMENT_TIMEOUT": "500ms"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(storetest.URL(t, store.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := storetest.NewFreezer(t, u.Host)
+	u.Host = f.Addr()
+	_, srv := newAppWith(t, u.String(), cfg)
+	e := signedUpEdge(t, srv, "*")
+	bearer := "Bearer " + e.secret
+	if resp, raw := e.rest("/api/v1/links", "Authorization", bearer); resp.StatusCode != 200 {
+		t.Fatalf("before: %d %s", resp.StatusCode, raw)
+	}
+
+	f.Frozen.Store(true)
+	defer f.Frozen.Store(false)
+	client := &http.Client{Timeout: 15 * time.Second} // fails the test rather than hang it
+	start := time.Now()
+	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/links", nil)
+	req.Header.Set("Authorization", bearer)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("a request on a frozen database got no answer: %v after %v", err, time.Since(start))
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if waited := time.Since(start); resp.StatusCode != http.StatusServiceUnavailable || restCode(t, raw) != "unavailable" ||
+		resp.Header.Get("Retry-After") == "" || waited > 6*time.Second {
+		t.Fatalf("REST on a frozen database: %d %s (Retry-After %q) after %v", resp.StatusCode, raw,
+			resp.Header.Get("Retry-After"), waited)
+	}
+	ready, err := client.Get(srv.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready.Body.Close()
+	if ready.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz on a frozen database: %d", ready.StatusCode)
+	}
+
+	f.Frozen.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, raw := e.rest("/api/v1/links", "Authorization", bearer)
+		if resp.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the database answers again: %d %s", resp.StatusCode, raw)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

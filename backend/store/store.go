@@ -68,6 +68,9 @@ type Store struct {
 	// probe is a one-connection handle of its own for Ping: a readiness check must tell
 	// whether the database answers, not wait in line behind a busy pool.
 	probe *sqlx.DB
+
+	// statementTimeout bounds each wait for PostgreSQL's answer (deadline.go), nanoseconds.
+	statementTimeout atomic.Int64
 }
 
 // Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path,
@@ -118,13 +121,13 @@ func open(ctx context.Context, rawURL string) (*Store, error) {
 	s.dialect = dialect
 	switch dialect {
 	case Postgres:
-		s.db, err = sqlx.Open("postgres", withBinaryParameters(rawURL))
+		s.db, err = s.openPostgres(rawURL)
 		if err != nil {
 			return nil, err
 		}
 		s.db.SetMaxOpenConns(DefaultPoolSize)
 		s.db.SetMaxIdleConns(DefaultPoolSize / 2)
-		s.probe, err = sqlx.Open("postgres", withBinaryParameters(rawURL))
+		s.probe, err = s.openPostgres(rawURL)
 	default:
 		// The database holds password and key hashes and sealed secrets: its directory and
 		// file are the owner's alone (SQLite gives its -wal and -shm files the file's mode).
@@ -163,6 +166,17 @@ func open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
 	return s, nil
+}
+
+// openPostgres opens a pool whose connections end a wait for the server after the statement
+// timeout (deadline.go).
+func (s *Store) openPostgres(rawURL string) (*sqlx.DB, error) {
+	c, err := pq.NewConnector(withBinaryParameters(rawURL))
+	if err != nil {
+		return nil, err
+	}
+	c.Dialer(deadlineDialer{timeout: &s.statementTimeout})
+	return sqlx.NewDb(sql.OpenDB(c), "postgres"), nil
 }
 
 // urlScheme matches a URL scheme (two characters at least, so that a Windows drive letter
