@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -408,14 +410,25 @@ func decodeObject[V any](raw json.RawMessage, param string) (map[string]V, error
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var out map[string]V
-	if err := json.Unmarshal(raw, &out); err != nil {
-		var zero V
-		what := "values"
-		if _, ok := any(zero).(string); ok {
-			what = "string values"
-		}
+	var zero V
+	what := "values"
+	if _, ok := any(zero).(string); ok {
+		what = "string values"
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, domain.Invalid(param, "%s must be an object of %s", param, what)
+	}
+	out := make(map[string]V, len(fields))
+	for _, k := range slices.Sorted(maps.Keys(fields)) { // the first wrong one by name, every time
+		var v V
+		if err := json.Unmarshal(fields[k], &v); err != nil {
+			if what == "string values" {
+				return nil, domain.Invalid(param+"."+k, "%s.%s must be a string", param, k)
+			}
+			return nil, domain.Invalid(param+"."+k, "%s.%s is not a valid value", param, k)
+		}
+		out[k] = v
 	}
 	return out, nil
 }

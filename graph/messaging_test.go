@@ -378,7 +378,7 @@ func TestMessagingGroupsAndContacts(t *testing.T) {
 		}
 		_, r = h.post(t, `mutation($id: ID!) { createContact(instanceId: $id, input: {address: "+15551230010", attributes: {n: 1}}) { id } }`,
 			map[string]any{"id": a.ID}, s)
-		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "attributes" {
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "attributes.n" {
 			t.Fatalf("number attribute: %+v", r.Errors)
 		}
 		_, r = h.post(t, `mutation($id: ID!) { checkContacts(instanceId: $id, addresses: ["+15551230009", "+15550001234"]) { address reachable } }`,

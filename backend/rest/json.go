@@ -104,7 +104,7 @@ func decode(r *http.Request, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return decodeError(err)
+		return decodeError(withPath(err, body))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		var tooLarge *http.MaxBytesError
@@ -197,6 +197,29 @@ func requireJSON(r *http.Request) error {
 	return nil
 }
 
+// withPath completes a type error's field with the map keys and array indexes under it
+// ("attributes.plan", "labels[1]"), which encoding/json leaves out, from where in body it
+// happened.
+func withPath(err error, body []byte) error {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) || typeErr.Field == "" {
+		return err
+	}
+	field := jsonPath(typeErr.Field)
+	if full := httpx.PathAt(body, typeErr.Offset); full != field && (strings.HasPrefix(full, field+".") || strings.HasPrefix(full, field+"[")) {
+		return typeErrorAt{typeErr, full}
+	}
+	return err
+}
+
+// typeErrorAt is a type error with the whole path of the value at fault.
+type typeErrorAt struct {
+	*json.UnmarshalTypeError
+	path string
+}
+
+func (e typeErrorAt) Unwrap() error { return e.UnmarshalTypeError }
+
 // decodeError turns a JSON decoding failure into a client error naming the field at fault.
 func decodeError(err error) error {
 	var (
@@ -217,6 +240,9 @@ func decodeError(err error) error {
 			return domain.Invalid("", "the request body must be a JSON object")
 		}
 		field := jsonPath(typeErr.Field)
+		if at := (typeErrorAt{}); errors.As(err, &at) {
+			field = at.path
+		}
 		kind := typeErr.Type.Kind().String()
 		// A number where a whole one goes is the right type with the wrong value: say so.
 		if n, ok := strings.CutPrefix(typeErr.Value, "number "); ok && (strings.HasPrefix(kind, "int") || strings.HasPrefix(kind, "uint")) {

@@ -580,7 +580,9 @@ func TestMessagingBadInput(t *testing.T) {
 		}{
 			{"empty text", "POST", "/messages", map[string]any{"to": to, "type": "text", "text": ""}, "text"},
 			{"blank text", "POST", "/messages", map[string]any{"to": to, "text": "   "}, "text"},
-			{"no type, no text", "POST", "/messages", map[string]any{"to": to}, "type"},
+			{"no type, no text", "POST", "/messages", map[string]any{"to": to}, "text"},
+			{"attribute not a string", "POST", "/contacts", map[string]any{"address": to, "attributes": map[string]any{"plan": 1}}, "attributes.plan"},
+			{"label not a string", "POST", "/contacts", map[string]any{"address": to, "labels": []any{"vip", 2}}, "labels[1]"},
 			{"text too long", "POST", "/messages", map[string]any{"to": to, "text": strings.Repeat("x", 4097)}, "text"},
 			{"unknown type", "POST", "/messages", map[string]any{"to": to, "type": "hologram", "text": "x"}, "type"},
 			{"caption over 1024", "POST", "/messages", media("caption", strings.Repeat("c", 1025)), "media.caption"},
@@ -626,6 +628,7 @@ func TestMessagingBadInput(t *testing.T) {
 			{"group with a bad participant", "POST", "/groups", map[string]any{"subject": "G", "participants": []string{"x"}}, "participants"},
 			{"group of 257 with the instance", "POST", "/groups", map[string]any{"subject": "G", "participants": phones(256)}, "participants"},
 			{"check nothing", "POST", "/contacts/check", map[string]any{"addresses": []string{}}, "addresses"},
+			{"check a malformed address", "POST", "/contacts/check", map[string]any{"addresses": []string{"+15551234567", "not-a-number"}}, "addresses[1]"},
 			{"typing without to", "POST", "/typing", map[string]any{"state": "paused"}, "to"},
 			{"instance config of another channel", "PATCH", "", map[string]any{"config": map[string]any{"colour": "blue"}}, "config.colour"},
 			{"instance pace 0", "PATCH", "", map[string]any{"messages_per_second": 0}, "messages_per_second"},
@@ -645,6 +648,15 @@ func TestMessagingBadInput(t *testing.T) {
 					t.Errorf("param %v, want %s (%v)", got["param"], c.param, got["message"])
 				}
 			})
+		}
+		// A group that names none of the instance's groups is refused as that, whatever it
+		// looks like (not as a malformed phone number).
+		for _, g := range []string{"team-chat", "+15550001111", "grp_01jr8d0c3b5n7q9s1u3w5y7a9c"} {
+			got := e.do("POST", inst+"/sandbox/inbound", secret, map[string]any{"from": to, "text": "x", "group": g}).
+				wantError(t, http.StatusBadRequest, "validation_failed")
+			if got["param"] != "group" || !strings.Contains(got["message"].(string), "not a group of this instance") {
+				t.Errorf("inbound to group %q: %v %v", g, got["param"], got["message"])
+			}
 		}
 		creates := []struct {
 			body  map[string]any

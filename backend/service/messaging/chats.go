@@ -146,13 +146,27 @@ func (s *Chats) MarkRead(ctx context.Context, a service.Actor, instanceID, id st
 	return ch, addr, nil
 }
 
-// readHere marks a chat's received messages read in the store (chat.updated when its unread
-// count changes) and returns the messages it marked, without telling the channel.
+// readHere marks a chat's received messages read in the store (each one's
+// message.status_updated, and chat.updated when its unread count changes) and returns the
+// messages it marked, without telling the channel.
 func (s *Chats) readHere(ctx context.Context, a service.Actor, instanceID, id string) (domain.Chat, string, []domain.Message, error) {
 	var read []domain.Message
 	ch, addr, err := s.update(ctx, a, instanceID, id, func(c service.Change, ch domain.Chat) error {
 		var err error
-		read, err = c.Tx.MarkChatRead(ctx, ch.ID, c.Now)
+		if read, err = c.Tx.MarkChatRead(ctx, ch.ID, c.Now); err != nil || len(read) == 0 {
+			return err
+		}
+		inst, err := loadIn(ctx, c.Tx, c.WorkspaceID, instanceID)
+		if err != nil {
+			return err
+		}
+		rs := make([]service.EventRecord, len(read))
+		for i, m := range read {
+			m.Status, m.ReadAt, m.UpdatedAt = domain.MessageRead, &c.Now, c.Now
+			rs[i] = service.EventRecord{WorkspaceID: inst.WorkspaceID, Type: domain.EventMessageStatusUpdated,
+				InstanceID: &inst.ID, Data: s.c.present(m).Object(inst.Address)}
+		}
+		_, err = s.c.s.RecordAll(ctx, c.Tx, rs)
 		return err
 	})
 	return ch, addr, read, err

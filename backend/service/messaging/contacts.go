@@ -2,6 +2,7 @@ package messaging
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -229,6 +230,14 @@ func (s *Contacts) Check(ctx context.Context, a service.Actor, instanceID string
 		func(c channels.Capabilities) bool { return c.Check })
 	if err != nil {
 		return nil, err
+	}
+	// An address that is not one on this channel is refused as everywhere else, not answered
+	// unreachable: a typo must not read as "this person is not on the channel".
+	for i, addr := range addresses {
+		if err := d.ValidateAddress(addr); err != nil {
+			param := fmt.Sprintf("addresses[%d]", i)
+			return nil, domain.Invalid(param, "%s %s", param, err.Error())
+		}
 	}
 	ok, err := d.Check(ctx, v, addresses)
 	if err != nil {

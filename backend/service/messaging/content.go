@@ -59,7 +59,7 @@ func checkContent(in ContentInput) (string, domain.Content, error) {
 	typ := in.Type
 	if typ == "" {
 		if in.Text == "" {
-			return "", domain.Content{}, domain.Invalid("type", "type is required unless the message is text")
+			return "", domain.Content{}, domain.Invalid("text", "text is required (or type, with the content of that type, for another kind of message)")
 		}
 		typ = domain.TypeText
 	}

@@ -20,7 +20,7 @@ var eventTypes = []service.EventType{
 	}),
 	et(domain.EventMessageQueued, "A message was accepted and queued for sending.", sampleMessage(domain.MessageQueued)),
 	et(domain.EventMessageSent, "The channel accepted a message.", sampleMessage(domain.MessageSent)),
-	et(domain.EventMessageStatusUpdated, "A sent message was delivered or read (statuses only move forward).", sampleMessage(domain.MessageRead)),
+	et(domain.EventMessageStatusUpdated, "A sent message was delivered or read, or a received one read when its chat was marked read (statuses only move forward).", sampleMessage(domain.MessageRead)),
 	et(domain.EventMessageFailed, "A message could not be sent; error says why.", sampleMessage(domain.MessageFailed)),
 	et(domain.EventMessageReceived, "A message arrived on an instance.", sampleMessage(domain.MessageReceived)),
 	et(domain.EventMessageEdited, "A message's text was edited (by the instance or by its sender).", sampleMessage(domain.MessageDelivered)),

@@ -146,7 +146,7 @@ func (s *Groups) Update(ctx context.Context, a service.Actor, instanceID, id str
 			return domain.Group{}, err
 		}
 	}
-	return s.change(ctx, a, instanceID, id, func(d channels.Driver, v channels.Instance, g *domain.Group) (string, any, error) {
+	return s.change(ctx, a, instanceID, id, func(d channels.Driver, v channels.Instance, g *domain.Group) (string, eventData, error) {
 		before := *g
 		if in.Subject != nil {
 			g.Subject = *in.Subject
@@ -172,7 +172,7 @@ func (s *Groups) ChangeParticipants(ctx context.Context, a service.Actor, instan
 	if len(add) == 0 && len(remove) == 0 {
 		return domain.Group{}, domain.Invalid("participants", "participants needs at least one address")
 	}
-	return s.change(ctx, a, instanceID, id, func(d channels.Driver, v channels.Instance, g *domain.Group) (string, any, error) {
+	return s.change(ctx, a, instanceID, id, func(d channels.Driver, v channels.Instance, g *domain.Group) (string, eventData, error) {
 		param := "participants"
 		add, err := checkParticipants(d, param, add, v.Address)
 		if err != nil {
@@ -198,8 +198,9 @@ func (s *Groups) ChangeParticipants(ctx context.Context, a service.Actor, instan
 			return "", nil, driverError(err, "changing group participants")
 		}
 		g.Participants = after
-		return domain.EventGroupParticipants, domain.GroupParticipantsChange{Group: g.Object(), Added: nonNil(add),
-			Removed: nonNil(remove)}, nil
+		return domain.EventGroupParticipants, func(g domain.Group) any {
+			return domain.GroupParticipantsChange{Group: g.Object(), Added: nonNil(add), Removed: nonNil(remove)}
+		}, nil
 	})
 }
 
@@ -223,7 +224,7 @@ func newMembers(ps []domain.Participant, add, remove []string) []string {
 
 // Leave makes the instance leave a group; the group stays listed, marked left.
 func (s *Groups) Leave(ctx context.Context, a service.Actor, instanceID, id string) (domain.Group, error) {
-	return s.change(ctx, a, instanceID, id, func(d channels.Driver, v channels.Instance, g *domain.Group) (string, any, error) {
+	return s.change(ctx, a, instanceID, id, func(d channels.Driver, v channels.Instance, g *domain.Group) (string, eventData, error) {
 		if err := d.LeaveGroup(ctx, v, infoOf(*g)); err != nil {
 			return "", nil, driverError(err, "leaving groups")
 		}
@@ -233,10 +234,13 @@ func (s *Groups) Leave(ctx context.Context, a service.Actor, instanceID, id stri
 	})
 }
 
+// eventData makes an event's data of the group as stored (its updated_at set).
+type eventData func(domain.Group) any
+
 // change loads a group of a connected instance, lets fn change it through the channel, and
 // stores it with fn's event (its data, or the group); fn's event type "" means no change.
 func (s *Groups) change(ctx context.Context, a service.Actor, instanceID, id string,
-	fn func(channels.Driver, channels.Instance, *domain.Group) (string, any, error)) (domain.Group, error) {
+	fn func(channels.Driver, channels.Instance, *domain.Group) (string, eventData, error)) (domain.Group, error) {
 	inst, d, v, err := s.c.ready(ctx, a, domain.ScopeGroupsWrite, instanceID, "groups",
 		func(c channels.Capabilities) bool { return c.Groups })
 	if err != nil {
@@ -262,9 +266,9 @@ func (s *Groups) change(ctx context.Context, a service.Actor, instanceID, id str
 			return err
 		}
 		if data == nil {
-			data = g.Object()
+			return s.c.record(ctx, c.Tx, inst, typ, g.Object())
 		}
-		return s.c.record(ctx, c.Tx, inst, typ, data)
+		return s.c.record(ctx, c.Tx, inst, typ, data(g))
 	})
 	return g, err
 }

@@ -395,6 +395,7 @@ func (s *Messages) Edit(ctx context.Context, a service.Actor, instanceID, id, te
 	}
 	return s.change(ctx, a, instanceID, id, "editing messages", func(caps channels.Capabilities) bool { return caps.Edit },
 		func(m domain.Message) bool { return m.Type == domain.TypeText },
+		func(m domain.Message) bool { return m.Content.Text == text },
 		func(ctx context.Context, d channels.Driver, v channels.Instance, m channels.SentMessage) error {
 			return d.Edit(ctx, v, m, text)
 		},
@@ -408,7 +409,7 @@ func (s *Messages) Edit(ctx context.Context, a service.Actor, instanceID, id, te
 // listed, marked deleted).
 func (s *Messages) Delete(ctx context.Context, a service.Actor, instanceID, id string) (domain.Message, string, error) {
 	return s.change(ctx, a, instanceID, id, "deleting messages", func(caps channels.Capabilities) bool { return caps.Delete },
-		func(domain.Message) bool { return true },
+		func(domain.Message) bool { return true }, func(domain.Message) bool { return false },
 		func(ctx context.Context, d channels.Driver, v channels.Instance, m channels.SentMessage) error {
 			return d.Delete(ctx, v, m)
 		},
@@ -418,9 +419,11 @@ func (s *Messages) Delete(ctx context.Context, a service.Actor, instanceID, id s
 		})
 }
 
-// change is the shape of Edit and Delete: check, ask the channel, then store and record.
+// change is the shape of Edit and Delete: check, ask the channel, then store and record. A
+// change to what the message already is (unchanged) is answered with the message as it is:
+// nothing is sent to the channel and no event recorded.
 func (s *Messages) change(ctx context.Context, a service.Actor, instanceID, id, what string,
-	can func(channels.Capabilities) bool, fits func(domain.Message) bool,
+	can func(channels.Capabilities) bool, fits, unchanged func(domain.Message) bool,
 	call func(context.Context, channels.Driver, channels.Instance, channels.SentMessage) error,
 	apply func(*domain.Message, time.Time) string) (domain.Message, string, error) {
 	wsID, err := service.RequireWorkspace(a, domain.ScopeMessagesSend)
@@ -441,6 +444,9 @@ func (s *Messages) change(ctx context.Context, a service.Actor, instanceID, id, 
 	if m.Direction != domain.Outbound || m.DeletedAt != nil || m.ProviderMessageID == "" ||
 		m.Status == domain.MessageQueued || m.Status == domain.MessageFailed || !fits(m) {
 		return domain.Message{}, "", errNotChangeable
+	}
+	if unchanged(m) {
+		return s.c.present(m), inst.Address, nil
 	}
 	if inst.Status != domain.InstanceConnected {
 		return domain.Message{}, "", errNotConnected
@@ -608,12 +614,14 @@ func (s *Messages) Inject(ctx context.Context, a service.Actor, instanceID strin
 		ib := channels.Inbound{ProviderMessageID: "sim." + domain.NewID(domain.PrefixMessage), ChatAddress: in.From,
 			Sender: in.From, SenderName: in.FromName, Type: typ, Content: content, At: c.Now}
 		if in.Group != "" {
+			// Whatever does not name one of the instance's groups is refused as that (not
+			// as a malformed person's address, which is what a send's to would be).
 			t, err := s.c.resolveChat(ctx, c.Tx, d, inst, "group", in.Group)
-			if err != nil {
+			if err != nil && !domain.IsCode(err, domain.CodeInvalid) {
 				return err
 			}
-			if t.group == nil {
-				return domain.Invalid("group", "group is not a group of this instance")
+			if err != nil || t.group == nil {
+				return domain.Invalid("group", "group is not a group of this instance (give its id, grp_…, or its address)")
 			}
 			ib.ChatAddress, ib.Group = t.address, true
 		}

@@ -59,8 +59,34 @@ func TestConversationBetweenSandboxInstances(t *testing.T) {
 		if m.SentAt == nil || m.DeliveredAt == nil || m.ReadAt == nil {
 			t.Fatalf("times of a read message: %+v", m)
 		}
-		if in := e.message(b.ID, got.ID); in.Status != domain.MessageRead {
-			t.Fatalf("B's copy after reading: %s", in.Status)
+		in := e.message(b.ID, got.ID)
+		if in.Status != domain.MessageRead || in.ReadAt == nil {
+			t.Fatalf("B's copy after reading: %s (read_at %v)", in.Status, in.ReadAt)
+		}
+		// Its change is an event, as every change is: the copy as it now is.
+		copyEvents := func() (out []domain.MessageObject) {
+			for _, ev := range e.events(domain.EventMessageStatusUpdated) {
+				var o domain.MessageObject
+				if err := json.Unmarshal(ev.Data, &o); err != nil {
+					t.Fatal(err)
+				}
+				if o.ID == got.ID {
+					out = append(out, o)
+				}
+			}
+			return out
+		}
+		readEvents := copyEvents()
+		if len(readEvents) != 1 || readEvents[0].Status != domain.MessageRead || readEvents[0].ReadAt == nil ||
+			!time.Time(*readEvents[0].ReadAt).Equal(*in.ReadAt) {
+			t.Fatalf("events of B's copy after reading: %+v", readEvents)
+		}
+		// Reading the chat again changes nothing and records nothing.
+		if _, _, err := e.m.Chats.MarkRead(e.ctx, e.a, b.ID, chat.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(copyEvents()); n != 1 {
+			t.Fatalf("%d events of B's copy after reading the chat twice, want 1", n)
 		}
 
 		// B answers, quoting A's message: A sees the quote as its own message.
@@ -200,7 +226,7 @@ func TestSendRefusals(t *testing.T) {
 			reason string
 			param  string
 		}{
-			{"empty text", messaging.SendInput{To: "+15551234567"}, domain.CodeInvalid, "", "type"},
+			{"empty text", messaging.SendInput{To: "+15551234567"}, domain.CodeInvalid, "", "text"},
 			{"blank text", messaging.SendInput{To: "+15551234567", ContentInput: messaging.ContentInput{Text: "  "}}, domain.CodeInvalid, "", "text"},
 			{"no to", messaging.SendInput{ContentInput: messaging.ContentInput{Text: "hi"}}, domain.CodeInvalid, "", "to"},
 			{"bad address", messaging.SendInput{To: "12345", ContentInput: messaging.ContentInput{Text: "hi"}}, domain.CodeInvalid, "", "to"},
@@ -430,6 +456,69 @@ func TestGroupEditsAndDeletesReachMembers(t *testing.T) {
 		wantCode(t, err, domain.CodeConflict, "group_left", "")
 		_, _, err = e.m.Messages.Delete(e.ctx, e.a, a.ID, other.ID)
 		wantCode(t, err, domain.CodeConflict, "group_left", "")
+	})
+}
+
+// An edit to the text the message already has changes nothing: the answer is the message
+// as it is, its edited_at stays, nothing reaches the channel and no event is recorded, as for
+// any call that changes nothing.
+func TestEditWithTheSameTextChangesNothing(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		a, b := e.connected("A", nil), e.connected("B", nil)
+		sent := e.send(a.ID, b.Address, "Launch on Monday")
+		copyID := e.inbound(b.ID, 1)[0].ID
+		e.waitSent(a.ID, sent.ID)
+		first, _, err := e.m.Messages.Edit(e.ctx, e.a, a.ID, sent.ID, "Launch on Tuesday")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.eventually("the edit reaches B", func() bool { return e.message(b.ID, copyID).Content.Text == "Launch on Tuesday" })
+		edits := len(e.events(domain.EventMessageEdited))
+		again, _, err := e.m.Messages.Edit(e.ctx, e.a, a.ID, sent.ID, "Launch on Tuesday")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.EditedAt == nil || !again.EditedAt.Equal(*first.EditedAt) || again.Content.Text != "Launch on Tuesday" {
+			t.Fatalf("the same edit again: edited_at %v, want %v kept", again.EditedAt, first.EditedAt)
+		}
+		if m := e.message(a.ID, sent.ID); !m.EditedAt.Equal(*first.EditedAt) {
+			t.Fatalf("stored edited_at %v, want %v", m.EditedAt, first.EditedAt)
+		}
+		time.Sleep(200 * time.Millisecond) // room for a wrongly sent edit to reach B and be recorded
+		if n := len(e.events(domain.EventMessageEdited)); n != edits {
+			t.Fatalf("%d message.edited events after the same edit, want %d", n, edits)
+		}
+	})
+}
+
+// A participants change's event carries the group as stored by that change: its updated_at
+// is the change's, as in the answer, not the one before.
+func TestParticipantsEventCarriesTheUpdatedGroup(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		a := e.connected("A", nil)
+		g, err := e.m.Groups.Create(e.ctx, e.a, a.ID, messaging.CreateGroupInput{Subject: "Team", Participants: []string{"+15557654321"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		changed, err := e.m.Groups.ChangeParticipants(e.ctx, e.a, a.ID, g.ID, []string{"+15557654322"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !changed.UpdatedAt.After(g.UpdatedAt) {
+			t.Fatalf("updated_at %v after the change, created %v", changed.UpdatedAt, g.UpdatedAt)
+		}
+		evs := e.events(domain.EventGroupParticipants)
+		if len(evs) != 1 {
+			t.Fatalf("%d participants events, want 1", len(evs))
+		}
+		var data domain.GroupParticipantsChange
+		if err := json.Unmarshal(evs[0].Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		if want := changed.Object().UpdatedAt; !time.Time(data.Group.UpdatedAt).Equal(time.Time(want)) {
+			t.Fatalf("the event's group.updated_at %v, want the change's %v", data.Group.UpdatedAt, want)
+		}
 	})
 }
 

@@ -53,6 +53,6 @@ func TestSendInCommitsWithTheCallersTransaction(t *testing.T) {
 
 		// The checks are Send's: a refused send writes nothing either way.
 		_, err = e.m.Messages.SendIn(e.ctx, nil, e.a, a.ID, messaging.SendInput{To: b.Address})
-		wantCode(t, err, domain.CodeInvalid, "", "type")
+		wantCode(t, err, domain.CodeInvalid, "", "text")
 	})
 }
