@@ -44,16 +44,15 @@ type slugCache struct {
 
 func newSlugCache() *slugCache { return &slugCache{m: map[string]*cached{}} }
 
-// get returns the slug's entry, or the generation a load must present to put.
+// get returns the slug's entry and whether it is fresh (a stale one, past cacheTTL, is
+// returned too: it serves while the database cannot be read), and the generation a load
+// must present to put.
 func (c *slugCache) get(slug string, now time.Time) (*cached, uint64, bool) {
 	c.mu.RLock()
 	e, ok := c.m[slug]
 	gen := c.gen
 	c.mu.RUnlock()
-	if !ok || now.Sub(e.loadedAt) > cacheTTL {
-		return nil, gen, false
-	}
-	return e, gen, true
+	return e, gen, ok && now.Sub(e.loadedAt) <= cacheTTL
 }
 
 // put keeps e, loaded at generation gen, unless an invalidation came since.
@@ -69,10 +68,15 @@ func (c *slugCache) put(slug string, e *cached, gen uint64) {
 	c.m[slug] = e
 }
 
-// clear drops every entry (invalidations may have been missed).
+// clear makes every entry stale (invalidations may have been missed): each is read again
+// at its next visit, and serves only while that read finds the database unavailable.
 func (c *slugCache) clear() {
 	c.mu.Lock()
-	clear(c.m)
+	for slug, e := range c.m {
+		stale := *e
+		stale.loadedAt = time.Time{}
+		c.m[slug] = &stale
+	}
 	c.gen++
 	c.mu.Unlock()
 }
@@ -94,18 +98,29 @@ func (c *slugCache) markExhausted(slug string) {
 	c.mu.Unlock()
 }
 
-// resolve returns the cache entry of a slug, loading it on a miss.
+// staleRetry is how soon a stale entry kept through a failed read is read again.
+const staleRetry = 5 * time.Second
+
+// resolve returns the cache entry of a slug, loading it on a miss. An entry past cacheTTL
+// whose reload finds the database unavailable goes on serving (it was right when the
+// database last answered, and changes since would have dropped it): a database outage does
+// not take down the links already visited.
 func (l *Links) resolve(ctx context.Context, slug string, now time.Time) (*cached, error) {
-	e, gen, ok := l.cache.get(slug, now)
-	if ok {
-		return e, nil
+	old, gen, fresh := l.cache.get(slug, now)
+	if fresh {
+		return old, nil
 	}
-	e = &cached{loadedAt: now}
+	e := &cached{loadedAt: now}
 	sl, err := l.st.LinkBySlug(ctx, slug)
 	switch {
 	case err == nil:
 		e.found, e.link = true, sl
 		e.target, e.ios, e.android = withUTM(sl.URL, sl.UTM), withUTM(sl.IOSURL, sl.UTM), withUTM(sl.AndroidURL, sl.UTM)
+	case old != nil && domain.IsCode(err, domain.CodeUnavailable):
+		kept := *old
+		kept.loadedAt = now.Add(staleRetry - cacheTTL)
+		l.cache.put(slug, &kept, gen)
+		return &kept, nil
 	case !domain.IsCode(err, domain.CodeNotFound):
 		return nil, err
 	}
