@@ -44,8 +44,9 @@ var errStop = domain.Invalid("", "stop")
 
 // walkJSON reads body's tokens, calling key (when set) with each object key and the path
 // of its object, and value (when set) with each value's path and the offset after it (after
-// the opening of an object or array). It stops at the first error of theirs, or at JSON
-// that does not parse (not reported: that is the decoder's to say).
+// the opening of an object or array). It stops at the first error of theirs, at the end of
+// the body's first value, or at JSON that does not parse (not reported: that is the
+// decoder's to say).
 func walkJSON(body []byte, key func(object, key string) error, value func(path string, end int64) error) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	type level struct {
@@ -82,7 +83,9 @@ func walkJSON(body []byte, key func(object, key string) error, value func(path s
 			return nil // the end, or JSON the decoder reports itself
 		}
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
+			if stack = stack[:len(stack)-1]; len(stack) == 0 {
+				return nil // the body's value is whole: what follows is the decoder's to refuse
+			}
 			continue
 		}
 		if s, ok := tok.(string); ok && expectKey() {
@@ -104,6 +107,8 @@ func walkJSON(body []byte, key func(object, key string) error, value func(path s
 		}
 		if d, ok := tok.(json.Delim); ok {
 			stack = append(stack, &level{path: path, object: d == '{'})
+		} else if len(stack) == 0 {
+			return nil // a scalar body
 		}
 	}
 }
