@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -42,7 +43,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if len(data) == 0 {
 		data = json.RawMessage("{}")
 	}
-	return json.Marshal(struct {
+	return Encode(struct {
 		ID          string          `json:"id"`
 		Type        string          `json:"type"`
 		Timestamp   Timestamp       `json:"timestamp"`
@@ -93,4 +94,18 @@ type WorkspaceObject struct {
 // Object returns the public representation of w.
 func (w Workspace) Object() WorkspaceObject {
 	return WorkspaceObject{"workspace", w.ID, w.Name, TS(w.CreatedAt)}
+}
+
+// Encode is json.Marshal without its HTML escaping: events (and what they carry: an inbound
+// payload, a referrer URL, a title) keep "<", ">" and "&" as they are, not as six-byte
+// \u003c escapes that made an HTML-heavy payload count three to six times its size against
+// the webhook payload limit. Nothing decodes them differently; JSON needs no such escape.
+func Encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

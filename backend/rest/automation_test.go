@@ -115,10 +115,19 @@ func TestPublishingEndpoint(t *testing.T) {
 		if status, out, _ := e.publish(t, url, "application/json", []byte(`{"n":99}`), "Idempotency-Key", "k-1"); status != 409 || errCode(out) != "idempotency_conflict" {
 			t.Fatalf("same key, another payload: %d %v", status, out)
 		}
-		_, w1, _ := e.publish(t, url, "application/json", []byte(`{"n":2}`), "webhook-id", "msg_1")
-		_, w2, _ := e.publish(t, url, "application/json", []byte(`{"n":2}`), "webhook-id", "msg_1")
+		// The same payload re-encoded by the sender (spacing, key order, escapes) is the same.
+		if status, out, _ := e.publish(t, url, "application/json", []byte(` { "n" : 1 } `), "Idempotency-Key", "k-1"); status != 202 || out["id"] != first["id"] {
+			t.Fatalf("the same payload re-encoded: %d %v", status, out)
+		}
+		_, w1, _ := e.publish(t, url, "application/json", []byte(`{"n":2,"s":"é"}`), "webhook-id", "msg_1")
+		_, w2, _ := e.publish(t, url, "application/json", []byte(`{"s":"\u00e9", "n":2}`), "webhook-id", "msg_1")
 		if w1["id"] != w2["id"] {
 			t.Fatal("a retried webhook-id made two calls")
+		}
+		// A conflict names the header the key came in.
+		if status, out, _ := e.publish(t, url, "application/json", []byte(`{"n":3}`), "webhook-id", "msg_1"); status != 409 ||
+			errCode(out) != "idempotency_conflict" || out["error"].(map[string]any)["param"] != "webhook-id" {
+			t.Fatalf("same webhook-id, another payload: %d %v", status, out)
 		}
 		// A form becomes an object.
 		status, form, _ := e.publish(t, url, "application/x-www-form-urlencoded", []byte("name=Ada&tag=a&tag=b"))
@@ -150,6 +159,17 @@ func TestPublishingEndpoint(t *testing.T) {
 		}
 		if n := len(e.do("GET", "/api/v1/automation/endpoints/"+id+"/calls", secret, nil).json(t)["data"].([]any)); n != 4 {
 			t.Fatalf("%d calls after refusals, want 4", n)
+		}
+		// HTML counts at its size: "<", ">" and "&" are kept as they are in the event, not as
+		// six-byte escapes (which made 60 KB of HTML a 350 KB event, refused).
+		html := []byte(`{"html":"` + strings.Repeat("<p>a & b</p>", 12_000) + `"}`) // 144 KB
+		status, out, _ = e.publish(t, url, "application/json", html)
+		if status != 202 {
+			t.Fatalf("144 KB of HTML: %d %v", status, out)
+		}
+		raw := e.do("GET", "/api/v1/events/"+out["id"].(string), secret, nil).want(t, 200).body
+		if !bytes.Contains(raw, []byte(`"html":"<p>a & b</p><p>`)) || len(raw) > len(html)+2000 {
+			t.Fatalf("the event of an HTML payload (%d bytes): %.200s", len(raw), raw)
 		}
 		if status, out, _ := e.publish(t, baseURL+"/hooks/nope", "application/json", []byte(`{}`)); status != 404 || errCode(out) != "not_found" {
 			t.Fatalf("unknown token: %d %v", status, out)

@@ -61,7 +61,7 @@ func (s *Service) recordAll(ctx context.Context, tx *store.Tx, rs []EventRecord)
 		raw, ok := r.Data.(json.RawMessage)
 		if !ok {
 			var err error
-			if raw, err = json.Marshal(r.Data); err != nil {
+			if raw, err = domain.Encode(r.Data); err != nil {
 				return nil, domain.Internal(err)
 			}
 		}
@@ -115,7 +115,7 @@ const maxNotifiedIDs = 200
 func announceEvents(tx *store.Tx, es []domain.Event) {
 	if len(es) == 1 {
 		e := es[0]
-		payload, err := json.Marshal(notifiedEvent{ID: e.ID, Type: e.Type, WorkspaceID: e.WorkspaceID, InstanceID: e.InstanceID,
+		payload, err := domain.Encode(notifiedEvent{ID: e.ID, Type: e.Type, WorkspaceID: e.WorkspaceID, InstanceID: e.InstanceID,
 			Timestamp: e.Timestamp, Data: e.Data})
 		if err != nil || len(payload) > maxNotifyPayload {
 			payload, _ = json.Marshal(notifiedEvent{ID: e.ID})

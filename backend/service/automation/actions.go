@@ -258,7 +258,7 @@ func (a *Automation) do(ctx context.Context, tx *store.Tx, p domain.Publisher, c
 	switch act.Type {
 	case domain.ActionSendMessage:
 		in := map[string]string{"instance_id": act.InstanceID, "to": r(act.To), "text": r(act.Text), "media_url": r(act.MediaURL)}
-		input, _ := json.Marshal(in)
+		input, _ := domain.Encode(in)
 		if renderErr != nil {
 			return input, nil, errFailed{renderErr.Error()}
 		}
@@ -272,7 +272,7 @@ func (a *Automation) do(ctx context.Context, tx *store.Tx, p domain.Publisher, c
 		if err != nil {
 			return input, nil, actionError(err)
 		}
-		out, _ := json.Marshal(map[string]string{"message_id": m.ID, "status": m.Status})
+		out, _ := domain.Encode(map[string]string{"message_id": m.ID, "status": m.Status})
 		return input, out, nil
 	case domain.ActionCreateLink:
 		meta := map[string]string{}
@@ -280,7 +280,7 @@ func (a *Automation) do(ctx context.Context, tx *store.Tx, p domain.Publisher, c
 			meta[k] = r(v)
 		}
 		in := map[string]any{"url": r(act.URL), "slug": r(act.Slug), "title": r(act.Title), "metadata": meta}
-		input, _ := json.Marshal(in)
+		input, _ := domain.Encode(in)
 		if renderErr != nil {
 			return input, nil, errFailed{renderErr.Error()}
 		}
@@ -292,18 +292,18 @@ func (a *Automation) do(ctx context.Context, tx *store.Tx, p domain.Publisher, c
 			li.Title = &t
 		}
 		if len(meta) > 0 {
-			li.Metadata, _ = json.Marshal(meta)
+			li.Metadata, _ = domain.Encode(meta)
 		}
 		link, err := a.links.CreateIn(ctx, tx, actor, li)
 		if err != nil {
 			return input, nil, actionError(err)
 		}
-		out, _ := json.Marshal(map[string]string{"link_id": link.ID, "short_url": a.links.Object(link).ShortURL})
+		out, _ := domain.Encode(map[string]string{"link_id": link.ID, "short_url": a.links.Object(link).ShortURL})
 		return input, out, nil
 	case domain.ActionForward:
-		input, _ := json.Marshal(map[string]string{"target_url": act.TargetURL})
+		input, _ := domain.Encode(map[string]string{"target_url": act.TargetURL})
 		status, err := a.forward(ctx, act.TargetURL, call)
-		out, _ := json.Marshal(map[string]int{"status": status})
+		out, _ := domain.Encode(map[string]int{"status": status})
 		return input, out, err
 	}
 	return nil, nil, errFailed{"unknown action " + act.Type}

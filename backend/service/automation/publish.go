@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/url"
+	"reflect"
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -121,12 +122,12 @@ func (a *Automation) publish(ctx context.Context, token string, call Call, verif
 				Param: where, Message: "the payload does not match the endpoint's schema at " + pointer(where) + ": " + what}
 		}
 	}
-	key := call.IdempotencyKey
+	key, keyHeader := call.IdempotencyKey, "Idempotency-Key"
 	if key == "" {
-		key = call.WebhookID
+		key, keyHeader = call.WebhookID, "webhook-id"
 	}
 	if len(key) > MaxDedupeKeyLength {
-		return domain.Published{}, false, domain.Invalid("Idempotency-Key", "the idempotency key is at most %d characters", MaxDedupeKeyLength)
+		return domain.Published{}, false, domain.Invalid(keyHeader, "the idempotency key is at most %d characters", MaxDedupeKeyLength)
 	}
 	now := a.s.Clock().Now()
 	c := domain.Published{ID: domain.NewID(domain.PrefixEvent), WorkspaceID: p.WorkspaceID, EndpointID: p.ID, DedupeKey: key,
@@ -135,12 +136,12 @@ func (a *Automation) publish(ctx context.Context, token string, call Call, verif
 		err := a.batch.publish(ctx, &pendingCall{p: p, c: c})
 		return c, false, err
 	}
-	return a.storeOne(ctx, p, c)
+	return a.storeOne(ctx, p, c, keyHeader)
 }
 
-// storeOne stores one call in a transaction of its own (a call with a dedupe key: it may
-// be a replay or a conflict).
-func (a *Automation) storeOne(ctx context.Context, p store.StoredPublisher, c domain.Published) (domain.Published, bool, error) {
+// storeOne stores one call in a transaction of its own (a call with a dedupe key, from the
+// header keyHeader: it may be a replay or a conflict).
+func (a *Automation) storeOne(ctx context.Context, p store.StoredPublisher, c domain.Published, keyHeader string) (domain.Published, bool, error) {
 	replayed := false
 	err := a.st.Tx(ctx, func(tx *store.Tx) error {
 		stored, inserted, err := tx.InsertCall(ctx, c)
@@ -148,8 +149,8 @@ func (a *Automation) storeOne(ctx context.Context, p store.StoredPublisher, c do
 			return err
 		}
 		if !inserted {
-			if !bytes.Equal(stored.Payload, c.Payload) {
-				return &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_conflict", Param: "Idempotency-Key",
+			if !samePayload(stored.Payload, c.Payload) {
+				return &domain.Error{Code: domain.CodeConflict, Reason: "idempotency_conflict", Param: keyHeader,
 					Message: "this key was already used for another payload on this endpoint"}
 			}
 			c, replayed = stored, true
@@ -240,11 +241,23 @@ func readPayload(contentType string, body []byte) (json.RawMessage, error) {
 				obj[k] = v
 			}
 		}
-		b, err := json.Marshal(obj)
+		b, err := domain.Encode(obj)
 		return json.RawMessage(b), err
 	}
 	return nil, &domain.Error{Code: domain.CodeInvalid, Reason: "unsupported_media_type",
 		Message: "send JSON (application/json) or a form (application/x-www-form-urlencoded)"}
+}
+
+// samePayload tells whether two payloads are the same JSON value: a retry re-encoded by the
+// sender (other spacing, keys in another order, "\u00e9" for "é") is the same call, as a form
+// with its fields in another order already is (a form is stored as its JSON object).
+func samePayload(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, errA := decodeAny(a)
+	vb, errB := decodeAny(b)
+	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
 }
 
 func decodeAny(raw []byte) (any, error) {

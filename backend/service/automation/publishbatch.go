@@ -46,7 +46,7 @@ func (b *callBatcher) store(batch []*pendingCall) {
 	err := b.a.st.Tx(ctx, func(tx *store.Tx) error { return b.storeIn(ctx, tx, batch) })
 	if err != nil {
 		for _, pc := range batch {
-			_, _, pc.Err = b.a.storeOne(ctx, pc.p, pc.c)
+			_, _, pc.Err = b.a.storeOne(ctx, pc.p, pc.c, "") // no key: no replay, no conflict
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
 // Templates: an action's string fields may hold "{{payload.a.b}}" (a field of the payload;
@@ -109,7 +111,7 @@ func lookup(path string, sc scope) (string, error) {
 	case json.Number:
 		return v.String(), nil
 	default:
-		b, err := json.Marshal(v)
+		b, err := domain.Encode(v)
 		return string(b), err
 	}
 }

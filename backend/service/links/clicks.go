@@ -204,7 +204,7 @@ func (l *Links) visitor(ip string, now time.Time) string {
 // clickedData encodes domain.LinkClicked with its link already encoded (once for all the
 // clicks of a batch): json.Marshal would check and copy the link's JSON again for every click.
 func clickedData(c domain.Click, link json.RawMessage) (json.RawMessage, error) {
-	click, err := json.Marshal(c.Object())
+	click, err := domain.Encode(c.Object())
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +477,7 @@ func (l *Links) writeClicks(ctx context.Context, batch []domain.Click, retry boo
 			}
 			raw, ok := encoded[c.LinkID]
 			if !ok {
-				if raw, err = json.Marshal(l.Object(after[c.LinkID].Link)); err != nil {
+				if raw, err = domain.Encode(l.Object(after[c.LinkID].Link)); err != nil {
 					return domain.Internal(err)
 				}
 				encoded[c.LinkID] = raw
