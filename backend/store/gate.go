@@ -29,6 +29,9 @@ type gate struct {
 	writes   chan struct{} // nil: writers need no turn (PostgreSQL)
 	timeout  atomic.Int64  // nanoseconds
 	timeouts atomic.Int64  // callers refused after waiting the whole timeout
+	// waits and waited count the callers that had to wait for their turn or a connection,
+	// and how long they waited in all (nanoseconds), whatever came of it.
+	waits, waited atomic.Int64
 	// mapErr is the store's error mapping (a caller's cancelled context).
 	mapErr func(error) error
 }
@@ -61,6 +64,9 @@ func (g *gate) enter(ctx context.Context, write bool) error {
 		if timer == nil {
 			timer = time.NewTimer(timeout)
 		}
+		start := time.Now()
+		g.waits.Add(1)
+		defer func() { g.waited.Add(int64(time.Since(start))) }()
 		select {
 		case ch <- struct{}{}:
 			return nil
@@ -112,9 +118,12 @@ func (s *Store) SetPoolSize(n int) {
 	}
 	s.db.SetMaxOpenConns(n)
 	s.db.SetMaxIdleConns(max(n/2, 1))
-	timeout := s.gate.timeout.Load()
+	old := s.gate
 	s.gate = newGate(n, false, s.mapErr)
-	s.gate.timeout.Store(timeout)
+	s.gate.timeout.Store(old.timeout.Load())
+	s.gate.timeouts.Store(old.timeouts.Load())
+	s.gate.waits.Store(old.waits.Load())
+	s.gate.waited.Store(old.waited.Load())
 }
 
 // AcquireTimeouts counts the statements and transactions refused because no connection was

@@ -191,3 +191,41 @@ func TestPingSurvivesItsConnectionBeingClosed(t *testing.T) {
 		t.Fatalf("the ping after its connection was closed: %v", err)
 	}
 }
+
+// A caller that queues at the gate for its turn or a connection is counted in the pool's
+// wait figures (switchboard_db_wait_count_total and _seconds_total), as one waiting in
+// database/sql's own queue would be: the gate is where callers wait.
+func TestGateWaitsAreCounted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		s.SetPoolSize(2)
+		holders := 2
+		if s.Dialect() == store.SQLite {
+			holders = 1 // one write at a time
+		}
+		release, in := make(chan struct{}), make(chan struct{}, holders)
+		var held sync.WaitGroup
+		for range holders {
+			held.Go(func() {
+				_ = s.Tx(ctx, func(*store.Tx) error { in <- struct{}{}; <-release; return nil })
+			})
+		}
+		for range holders {
+			<-in
+		}
+		before := s.PoolStats()
+		done := make(chan error, 1)
+		go func() { done <- s.Tx(ctx, func(*store.Tx) error { return nil }) }()
+		time.Sleep(100 * time.Millisecond)
+		close(release)
+		held.Wait()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		after := s.PoolStats()
+		if after.WaitCount < before.WaitCount+1 || after.WaitDuration-before.WaitDuration < 90*time.Millisecond {
+			t.Fatalf("a caller that waited 100 ms: wait count %d → %d, wait %v → %v", before.WaitCount, after.WaitCount,
+				before.WaitDuration, after.WaitDuration)
+		}
+	})
+}
