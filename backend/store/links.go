@@ -204,8 +204,15 @@ func (q q) Links(ctx context.Context, workspaceID string, f domain.LinkFilter, b
 		if q.s.dialect != Postgres {
 			lower = sqliteLower
 		}
-		like := "%" + likeEscape(strings.ToLower(f.Search)) + "%"
-		add(`(`+lower+`(slug) LIKE ? ESCAPE '\' OR `+lower+`(url) LIKE ? ESCAPE '\' OR `+lower+`(title) LIKE ? ESCAPE '\')`,
+		fold := func(col string) string {
+			expr := lower + "(" + col + ")"
+			for _, r := range searchFolds {
+				expr = "replace(" + expr + ", '" + r[0] + "', '" + r[1] + "')"
+			}
+			return expr
+		}
+		like := "%" + likeEscape(foldSearch(f.Search)) + "%"
+		add(`(`+fold("slug")+` LIKE ? ESCAPE '\' OR `+fold("url")+` LIKE ? ESCAPE '\' OR `+fold("title")+` LIKE ? ESCAPE '\')`,
 			like, like, like)
 	}
 	if f.Tag != "" {
@@ -244,6 +251,19 @@ func (q q) Links(ctx context.Context, workspaceID string, f domain.LinkFilter, b
 		return nil, err
 	}
 	return linksOf(rows)
+}
+
+// searchFolds are what lower-casing leaves apart but a reader takes as the same letters:
+// the Greek final sigma and σ, and German ß and ss ("STRASSE" finds "Straße").
+var searchFolds = [][2]string{{"ς", "σ"}, {"ß", "ss"}}
+
+// foldSearch lower-cases a search term and folds it as searchFolds fold the columns.
+func foldSearch(s string) string {
+	s = strings.ToLower(s)
+	for _, r := range searchFolds {
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	return s
 }
 
 // sqliteLower is SQLite's lower() for all of Unicode (the built-in one lowers ASCII letters
