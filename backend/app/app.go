@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -95,6 +96,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, fmt.Errorf("webhook allow-list: %w", err)
 	}
 	svc := service.New(st, service.Config{Logger: log, Models: models, SecretsKey: []byte(cfg.SecretsKey), TargetPolicy: policy})
+	if err := checkSecretsKey(ctx, st, svc, cfg.SecretsKey != ""); err != nil {
+		st.Close()
+		return nil, err
+	}
 	if err := svc.Start(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -146,6 +151,28 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	started = true
 	log.Info("switchboard ready", "database", string(st.Dialect()), "base_url", cfg.BaseURL)
 	return a, nil
+}
+
+// checkSecretsKey opens one of the database's sealed secrets with this replica's key. A
+// replica started without the key the others use, or with another one, would otherwise start,
+// say ready and fail its share of the work that needs a secret (signing webhooks, calling
+// channels). The messages name the variable, never a secret.
+func checkSecretsKey(ctx context.Context, st *store.Store, svc *service.Service, keySet bool) error {
+	sealed, err := st.SealedSecret(ctx)
+	if err != nil {
+		return fmt.Errorf("check SWITCHBOARD_SECRETS_KEY against the stored secrets: %w", err)
+	}
+	if sealed == "" {
+		return nil // nothing sealed yet: any key (or none) will do
+	}
+	if _, err := svc.Open(sealed); err != nil {
+		const fix = "start with the key they were encrypted with (the one the other replicas use)"
+		if !keySet {
+			return errors.New("SWITCHBOARD_SECRETS_KEY is not set, but the database holds secrets encrypted with a key: " + fix)
+		}
+		return fmt.Errorf("SWITCHBOARD_SECRETS_KEY does not open the secrets the database holds: %w; %s", err, fix)
+	}
+	return nil
 }
 
 // Close stops background work, flushes buffered writes and closes the database.

@@ -2,26 +2,33 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/backend/blob"
 	"github.com/switchboard-dev/switchboard/backend/channels"
 	"github.com/switchboard-dev/switchboard/backend/channels/telegram"
 	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud"
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
+	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
 	"github.com/switchboard-dev/switchboard/backend/service/retention"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/backend/webhook"
 	"github.com/switchboard-dev/switchboard/graph"
@@ -121,6 +128,10 @@ type Config struct {
 	// SecretsKey encrypts secrets kept at rest (webhook signing secrets, replayable
 	// responses that carry them). Empty: stored unencrypted (a warning is logged).
 	SecretsKey string
+	// PprofAddr is SWITCHBOARD_PPROF_ADDR, the loopback listener the command serves Go's
+	// profiles on (for benchmarks; not in Settings, so not in --help). Read here only to be
+	// checked with the rest.
+	PprofAddr string
 }
 
 // Setting documents one configuration variable.
@@ -190,6 +201,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		Addr: get("SWITCHBOARD_ADDR"), DatabaseURL: get("DATABASE_URL"), BaseURL: get("SWITCHBOARD_BASE_URL"),
 		ModelsFile: get("SWITCHBOARD_MODELS_FILE"), MetricsAddr: get("SWITCHBOARD_METRICS_ADDR"),
+		PprofAddr:  getenv("SWITCHBOARD_PPROF_ADDR"), // untrimmed: the command listens on it as is
 		SecretsKey: getenv("SWITCHBOARD_SECRETS_KEY"), ShortHost: strings.TrimRight(get("SWITCHBOARD_SHORT_HOST"), "/"),
 		GeoIPFile: get("SWITCHBOARD_GEOIP_FILE"), LogLevel: get("SWITCHBOARD_LOG_LEVEL"), LogFormat: get("SWITCHBOARD_LOG_FORMAT"),
 	}
@@ -268,9 +280,11 @@ var retentionEnv = map[string]string{"Events": "SWITCHBOARD_RETENTION_EVENTS", "
 	"FailedJobs": "SWITCHBOARD_RETENTION_FAILED_JOBS", "Idempotency": "SWITCHBOARD_RETENTION_IDEMPOTENCY",
 	"Interval": "SWITCHBOARD_RETENTION_INTERVAL"}
 
-// Validate refuses values that mean nothing (a negative rate limit, a zero body limit, …),
-// naming the variable (and flag) of each. FromEnv calls it; call it again after changing
-// fields (as the command does with its flags).
+// Validate refuses values that mean nothing (a negative rate limit, a zero body limit, an
+// allow-list entry that is no host, a models or GeoIP file that does not open, …), naming the
+// variable (and flag) of each, all at once, before anything is served or the database is
+// opened. It reads those files but creates nothing. FromEnv calls it; call it again
+// after changing fields (as the command does with its flags).
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(env, format string, args ...any) {
@@ -282,9 +296,9 @@ func (c Config) Validate() error {
 		}
 		errs = append(errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
 	}
-	_, _, addrErr := net.SplitHostPort(c.Addr)
+	addrErr := checkAddr(c.Addr)
 	if addrErr != nil {
-		bad("SWITCHBOARD_ADDR", "%q is not host:port (for example :8080 or 127.0.0.1:8080)", c.Addr)
+		bad("SWITCHBOARD_ADDR", "%q %v (for example :8080 or 127.0.0.1:8080)", c.Addr, addrErr)
 	}
 	if c.DatabaseURL == "" {
 		bad("DATABASE_URL", "empty")
@@ -349,10 +363,42 @@ func (c Config) Validate() error {
 		bad("SWITCHBOARD_DB_STATEMENT_TIMEOUT", "%v: must be 0 (no bound) or between 100ms and 1h", c.DBStatementTimeout)
 	}
 	if c.MetricsAddr != "" {
-		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {
-			bad("SWITCHBOARD_METRICS_ADDR", "%q is not host:port (for example 127.0.0.1:9091)", c.MetricsAddr)
-		} else if c.MetricsAddr == c.Addr && port != "0" { // port 0: the system picks two ports
+		if err := checkAddr(c.MetricsAddr); err != nil {
+			bad("SWITCHBOARD_METRICS_ADDR", "%q %v (for example 127.0.0.1:9091)", c.MetricsAddr, err)
+		} else if _, port, _ := net.SplitHostPort(c.MetricsAddr); c.MetricsAddr == c.Addr && port != "0" { // port 0: the system picks two ports
 			bad("SWITCHBOARD_METRICS_ADDR", "%q is the main address: metrics need a listener of their own", c.MetricsAddr)
+		}
+	}
+	if c.PprofAddr != "" {
+		// Profiles show the process's memory and code paths: never to the network.
+		if err := checkAddr(c.PprofAddr); err != nil {
+			bad("SWITCHBOARD_PPROF_ADDR", "%q %v (for example 127.0.0.1:6060)", c.PprofAddr, err)
+		} else if host, _, _ := net.SplitHostPort(c.PprofAddr); !isLoopback(host) {
+			bad("SWITCHBOARD_PPROF_ADDR", "%q: profiles are served on a loopback host only (127.0.0.1, ::1 or localhost, as in 127.0.0.1:6060)", c.PprofAddr)
+		}
+	}
+	for _, e := range c.WebhookAllowList {
+		if _, err := ssrf.NewPolicy([]string{e}); err != nil { // one entry at a time: each mistake is listed
+			bad("SWITCHBOARD_WEBHOOK_ALLOWLIST", "%s", strings.TrimPrefix(err.Error(), "ssrf: "))
+		}
+	}
+	if _, err := loadModels(c.ModelsFile); err != nil {
+		bad("SWITCHBOARD_MODELS_FILE", "%v", err)
+	}
+	if c.GeoIPFile != "" {
+		if g, err := links.OpenGeoIP(c.GeoIPFile); err != nil {
+			if errors.As(err, new(*fs.PathError)) { // the error names the file already
+				bad("SWITCHBOARD_GEOIP_FILE", "%v", err)
+			} else {
+				bad("SWITCHBOARD_GEOIP_FILE", "%q is not a MaxMind database (%v)", c.GeoIPFile, err)
+			}
+		} else {
+			g.Close()
+		}
+	}
+	if c.MediaStore != "" { // empty: ./data/media
+		if err := checkMediaStore(c.MediaStore); err != nil {
+			bad("SWITCHBOARD_MEDIA_STORE", "%s", strings.TrimPrefix(err.Error(), "blob: "))
 		}
 	}
 	if c.ShortHost != "" {
@@ -385,6 +431,53 @@ func checkOrigin(s string) error {
 	return nil
 }
 
+// checkAddr accepts host:port with a port number from 0 to 65535 (0: the system picks one),
+// so a mistake is reported with the others rather than by net.Listen later.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("is not host:port")
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return errors.New("needs a port number from 0 to 65535")
+	}
+	return nil
+}
+
+// isLoopback reports whether host names this machine only: 127.0.0.0/8, ::1 or localhost.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// checkMediaStore refuses a media store URL that blob.Open would refuse, before anything is
+// opened. A file store is checked by its form here, since opening it creates the directory
+// (that is for the start, not the check); any other URL is opened and closed, which reaches
+// no network (an S3 client connects on first use) and checks S3's parameters where blob
+// keeps their list.
+func checkMediaStore(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "file" || u.User != nil {
+		st, err := blob.Open(context.Background(), raw)
+		if err == nil {
+			err = st.Close()
+		}
+		return err
+	}
+	switch {
+	case u.Host != "" && u.Host != "localhost":
+		return fmt.Errorf("a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media (got host %q)", u.Host)
+	case u.RawQuery != "":
+		return errors.New("a file store's URL takes no query parameters")
+	case !filepath.IsAbs(filepath.FromSlash(u.Path)):
+		return errors.New("a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media")
+	}
+	return nil
+}
+
 // BaseURLFor is the origin a browser on this machine uses to reach a listener on addr:
 // http://localhost:<port> when addr has no host or a wildcard one (":8080", "0.0.0.0:8080",
 // "[::]:8080"), http://<host>:<port> otherwise.
@@ -406,21 +499,21 @@ func loadModels(path string) ([]domain.Model, error) {
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, err // names the file
 	}
 	var models []domain.Model
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields() // a misspelt "owned_by" would pass silently otherwise
 	if err := dec.Decode(&models); err != nil {
-		return nil, fmt.Errorf("models file %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	seen := make(map[string]int, len(models))
 	for i := range models {
 		if models[i].ID == "" {
-			return nil, fmt.Errorf("models file %s: entry %d has no id", path, i)
+			return nil, fmt.Errorf("%s: entry %d has no id", path, i)
 		}
 		if j, dup := seen[models[i].ID]; dup {
-			return nil, fmt.Errorf("models file %s: entries %d and %d have the same id %q", path, j, i, models[i].ID)
+			return nil, fmt.Errorf("%s: entries %d and %d have the same id %q", path, j, i, models[i].ID)
 		}
 		seen[models[i].ID] = i
 		models[i].Object = "model"

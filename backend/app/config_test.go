@@ -236,3 +236,108 @@ func withInterval(c retention.Config, d time.Duration) retention.Config {
 	c.Interval = d
 	return c
 }
+
+// Settings that name files, addresses and stores are checked with the rest, before the
+// database is opened: each mistake names its variable, and all are listed at once.
+func TestConfigCheckReadsFilesAddressesAndStores(t *testing.T) {
+	// S3 URLs are opened by the check (no network: the client connects on first use); keep
+	// the SDK away from the machine's own AWS files.
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	from := func(env map[string]string) (app.Config, error) {
+		return app.FromEnv(func(k string) string { return env[k] })
+	}
+	dir := t.TempDir()
+	notMMDB := filepath.Join(dir, "country.mmdb")
+	models := filepath.Join(dir, "models.json")
+	noID := filepath.Join(dir, "noid.json")
+	for path, text := range map[string]string{notMMDB: "not a database", models: `[{"id":"m"}]`, noID: `[{"owned_by":"x"}]`} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mediaDir := filepath.Join(dir, "media")
+
+	for env, values := range map[string][]string{
+		"SWITCHBOARD_ADDR":              {"127.0.0.1:0", "127.0.0.1:65535", ":8080", "[::1]:8080"},
+		"SWITCHBOARD_METRICS_ADDR":      {"127.0.0.1:9091", ":0"},
+		"SWITCHBOARD_PPROF_ADDR":        {"127.0.0.1:6060", "127.3.2.1:0", "[::1]:6060", "localhost:6060", "LocalHost:6060"},
+		"SWITCHBOARD_WEBHOOK_ALLOWLIST": {"127.0.0.1, 10.0.0.0/8, n8n.internal, [::1]"},
+		"SWITCHBOARD_MODELS_FILE":       {models},
+		"SWITCHBOARD_MEDIA_STORE":       {"file://" + filepath.ToSlash(mediaDir), "mem://", "s3://media?region=eu-west-1&use_path_style=true"},
+	} {
+		for _, v := range values {
+			if _, err := from(map[string]string{env: v}); err != nil {
+				t.Errorf("%s=%s refused: %v", env, v, err)
+			}
+		}
+	}
+	if _, err := os.Stat(mediaDir); !os.IsNotExist(err) {
+		t.Errorf("the check created the media directory (%v): that is for the start", err)
+	}
+
+	refused := []struct{ env, value, says string }{
+		{"SWITCHBOARD_ADDR", "127.0.0.1:99999", "port number from 0 to 65535"},
+		{"SWITCHBOARD_ADDR", "127.0.0.1:", "port number from 0 to 65535"},
+		{"SWITCHBOARD_ADDR", ":-1", "port number from 0 to 65535"},
+		{"SWITCHBOARD_METRICS_ADDR", "127.0.0.1:70000", "port number from 0 to 65535"},
+		{"SWITCHBOARD_PPROF_ADDR", "127.0.0.1:99999", "port number from 0 to 65535"},
+		{"SWITCHBOARD_PPROF_ADDR", "6060", "host:port"},
+		{"SWITCHBOARD_PPROF_ADDR", "0.0.0.0:18609", "loopback"},
+		{"SWITCHBOARD_PPROF_ADDR", ":6060", "loopback"},
+		{"SWITCHBOARD_PPROF_ADDR", "[::]:6060", "loopback"},
+		{"SWITCHBOARD_PPROF_ADDR", "10.0.0.5:6060", "loopback"},
+		{"SWITCHBOARD_PPROF_ADDR", "localhost.example.com:6060", "loopback"},
+		{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "nothost/x", `"nothost/x"`},
+		{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "127.0.0.1, n8n internal", `"n8n internal" is not a host, IP or CIDR`},
+		{"SWITCHBOARD_MODELS_FILE", "/nope.json", "no such file"},
+		{"SWITCHBOARD_MODELS_FILE", noID, "entry 0 has no id"},
+		{"SWITCHBOARD_GEOIP_FILE", "/nope.mmdb", "no such file"},
+		{"SWITCHBOARD_GEOIP_FILE", notMMDB, "is not a MaxMind database"},
+		{"SWITCHBOARD_MEDIA_STORE", "ftp://files.example.com/media", `unsupported store URL scheme "ftp"`},
+		{"SWITCHBOARD_MEDIA_STORE", "/var/lib/media", "unsupported store URL scheme"},
+		{"SWITCHBOARD_MEDIA_STORE", "file://media", "absolute path"},
+		{"SWITCHBOARD_MEDIA_STORE", "file:///srv/media?mode=x", "no query parameters"},
+		{"SWITCHBOARD_MEDIA_STORE", "file://me:hunter2@/srv/media", "must not carry credentials"},
+		{"SWITCHBOARD_MEDIA_STORE", "s3://media?region=eu-west-1&secret=hunter2", "unknown S3 store URL parameters"},
+		{"SWITCHBOARD_MEDIA_STORE", "s3://media/sub?region=eu-west-1", "names just the bucket"},
+	}
+	for _, r := range refused {
+		_, err := from(map[string]string{r.env: r.value})
+		if err == nil {
+			t.Errorf("%s=%s was accepted", r.env, r.value)
+			continue
+		}
+		if !strings.Contains(err.Error(), r.env+": ") && !strings.Contains(err.Error(), r.env+" (--") || !strings.Contains(err.Error(), r.says) {
+			t.Errorf("%s=%s: the error %q does not name the variable or say %q", r.env, r.value, err, r.says)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s=%s: the error shows the secret: %q", r.env, r.value, err)
+		}
+	}
+
+	// The operator's walk-through, in one start: every mistake on a line of its own.
+	_, err := from(map[string]string{"SWITCHBOARD_WEBHOOK_ALLOWLIST": "nothost/x,bad host", "SWITCHBOARD_MODELS_FILE": "/nope.json",
+		"SWITCHBOARD_ADDR": "127.0.0.1:99999", "SWITCHBOARD_PPROF_ADDR": "0.0.0.0:18609", "SWITCHBOARD_GEOIP_FILE": "/nope.mmdb",
+		"SWITCHBOARD_MEDIA_STORE": "ftp://x"})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	for _, want := range []string{"SWITCHBOARD_WEBHOOK_ALLOWLIST: allow-list entry \"nothost/x\"", "SWITCHBOARD_WEBHOOK_ALLOWLIST: allow-list entry \"bad host\"",
+		"SWITCHBOARD_MODELS_FILE (--models-file): ", "SWITCHBOARD_ADDR (--addr): ", "SWITCHBOARD_PPROF_ADDR: ", "SWITCHBOARD_GEOIP_FILE: ",
+		"SWITCHBOARD_MEDIA_STORE: "} {
+		found := false
+		for _, l := range lines {
+			found = found || strings.HasPrefix(l, want)
+		}
+		if !found {
+			t.Errorf("no line starts %q in:\n%v", want, err)
+		}
+	}
+	if len(lines) != 7 {
+		t.Errorf("%d lines, want 7:\n%v", len(lines), err)
+	}
+}

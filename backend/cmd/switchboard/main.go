@@ -183,6 +183,13 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	// The lock a server and a restore hold on an SQLite database: migrating under either
+	// would change the schema beneath them.
+	unlock, err := store.LockForServe(cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	st, err := store.Open(ctx, cfg.DatabaseURL)

@@ -21,6 +21,7 @@ func clearEnv(t *testing.T) {
 	for _, s := range app.Settings {
 		t.Setenv(s.Env, "")
 	}
+	t.Setenv("SWITCHBOARD_PPROF_ADDR", "") // checked with the settings, though --help leaves it out
 }
 
 func TestHelpListsEverySetting(t *testing.T) {
@@ -283,5 +284,51 @@ func TestHealthcheck(t *testing.T) {
 	t.Setenv("SWITCHBOARD_ADDR", "127.0.0.1:1")
 	if code := cli(t.Context(), []string{"healthcheck"}, &stdout, &stderr); code != 1 {
 		t.Fatalf("nothing listening: exit %d", code)
+	}
+}
+
+// The mistakes of an operator's walk-through stop the start before the database is opened
+// (no SQLite file appears; a PostgreSQL database would get no tables), naming the variable.
+func TestConfigMistakesStopTheStartBeforeTheDatabase(t *testing.T) {
+	for _, c := range []struct{ env, value string }{
+		{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "nothost/x"},
+		{"SWITCHBOARD_MODELS_FILE", "/nope.json"},
+		{"SWITCHBOARD_ADDR", "127.0.0.1:99999"},
+		{"SWITCHBOARD_PPROF_ADDR", "0.0.0.0:0"},
+		{"SWITCHBOARD_GEOIP_FILE", "/nope.mmdb"},
+		{"SWITCHBOARD_MEDIA_STORE", "ftp://files.example.com/media"},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			clearEnv(t)
+			t.Setenv("SWITCHBOARD_ADDR", "127.0.0.1:0")
+			t.Setenv("SWITCHBOARD_LOG_LEVEL", "error")
+			t.Setenv(c.env, c.value)
+			dir := t.TempDir()
+			// Were the start to get through, it would serve until this ends.
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			code := cli(ctx, []string{"serve", "--database-url", "sqlite://" + dir + "/sb.db"}, &stdout, &stderr)
+			if code != 1 || !strings.HasPrefix(stderr.String(), "switchboard: invalid configuration:\n  "+c.env) {
+				t.Errorf("exit %d\n%s", code, stderr.String())
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				t.Errorf("the database was touched before the refusal: %s", entries[0].Name())
+			}
+		})
+	}
+}
+
+// migrate takes the lock a server holds on its SQLite database, as restore does: it refuses
+// to change the schema under a live server.
+func TestMigrateRefusesTheDatabaseOfALiveServer(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SWITCHBOARD_LOG_LEVEL", "warn")
+	db := "sqlite://" + t.TempDir() + "/sb.db"
+	startServe(t, 2, "--addr", "127.0.0.1:0", "--database-url", db)
+	var stdout, stderr bytes.Buffer
+	if code := cli(t.Context(), []string{"migrate", "--database-url", db}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "the database is in use") || !strings.Contains(stderr.String(), "stop it first") {
+		t.Fatalf("migrate under a live server: exit %d\n%s", code, stderr.String())
 	}
 }
