@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -26,6 +27,39 @@ const DefaultStatementTimeout = 30 * time.Second
 type deadlineDialer struct {
 	d       net.Dialer
 	timeout *atomic.Int64 // nanoseconds
+	open    *connSet
+}
+
+// connSet is the open connections of a store, so that a shorter timeout reaches the waits
+// already under way (a stop).
+type connSet struct {
+	mu sync.Mutex
+	m  map[*deadlineConn]struct{}
+}
+
+func (s *connSet) add(c *deadlineConn) {
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[*deadlineConn]struct{}{}
+	}
+	s.m[c] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *connSet) remove(c *deadlineConn) {
+	s.mu.Lock()
+	delete(s.m, c)
+	s.mu.Unlock()
+}
+
+// shorten makes every wait under way end by d from now, at the latest.
+func (s *connSet) shorten(d time.Duration) {
+	at := time.Now().Add(d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.m {
+		_ = c.Conn.SetDeadline(at) // net.Conn deadlines may be set from any goroutine
+	}
 }
 
 func (d deadlineDialer) Dial(network, address string) (net.Conn, error) {
@@ -43,7 +77,9 @@ func (d deadlineDialer) DialContext(ctx context.Context, network, address string
 	if err != nil {
 		return nil, err
 	}
-	return &deadlineConn{Conn: c, timeout: d.timeout}, nil
+	dc := &deadlineConn{Conn: c, timeout: d.timeout, open: d.open}
+	d.open.add(dc)
+	return dc, nil
 }
 
 // deadlineConn sets a fresh deadline before each read and write: the bound is on waiting
@@ -51,7 +87,13 @@ func (d deadlineDialer) DialContext(ctx context.Context, network, address string
 type deadlineConn struct {
 	net.Conn
 	timeout *atomic.Int64
+	open    *connSet
 	armed   bool // a deadline of ours is set (cleared when the timeout is turned off)
+}
+
+func (c *deadlineConn) Close() error {
+	c.open.remove(c)
+	return c.Conn.Close()
 }
 
 func (c *deadlineConn) Read(p []byte) (int, error) {
@@ -93,7 +135,16 @@ func (c *deadlineConn) explain(err error) error {
 
 // SetStatementTimeout bounds how long a PostgreSQL statement waits for the server to answer
 // (0: no bound; SQLite has none to set: it is in the process). Migrations run without one:
-// an index built on a large table may take minutes. Call it once migrated.
+// an index built on a large table may take minutes. Call it once migrated. A shorter bound
+// than before applies to the waits under way too: a stop uses it so that a database that
+// stopped answering cannot hold the process for ever.
 func (s *Store) SetStatementTimeout(d time.Duration) {
-	s.statementTimeout.Store(int64(max(d, 0)))
+	d = max(d, 0)
+	old := time.Duration(s.statementTimeout.Swap(int64(d)))
+	if d > 0 && (old == 0 || d < old) {
+		s.conns.shorten(d)
+	}
 }
+
+// StatementTimeout is the bound SetStatementTimeout set (0: none).
+func (s *Store) StatementTimeout() time.Duration { return time.Duration(s.statementTimeout.Load()) }

@@ -116,7 +116,8 @@ func TestCancelledStatementIsUnavailable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err = s.EventsByIDs(ctx, []string{"evt_x"})
-	if !domain.IsCode(err, domain.CodeUnavailable) {
+	// With the reason of the database's other faults: REST answers 503 unavailable.
+	if !domain.IsCode(err, domain.CodeUnavailable) || domain.ErrorOf(err).Reason != store.ReasonUnavailable {
 		t.Fatalf("a statement cancelled with its context: %v (code %v), want unavailable", err, domain.ErrorOf(err).Code)
 	}
 }

@@ -71,6 +71,7 @@ type Store struct {
 
 	// statementTimeout bounds each wait for PostgreSQL's answer (deadline.go), nanoseconds.
 	statementTimeout atomic.Int64
+	conns            connSet // the pool's and the probe's open connections (deadline.go)
 }
 
 // Open connects to url: postgres://… or postgresql://… for PostgreSQL, sqlite://path,
@@ -175,7 +176,7 @@ func (s *Store) openPostgres(rawURL string) (*sqlx.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Dialer(deadlineDialer{timeout: &s.statementTimeout})
+	c.Dialer(deadlineDialer{timeout: &s.statementTimeout, open: &s.conns})
 	return sqlx.NewDb(sql.OpenDB(c), "postgres"), nil
 }
 
@@ -472,8 +473,10 @@ func (s *Store) mapErr(err error) error {
 	// 57014 is PostgreSQL's answer to a cancelled statement: lib/pq cancels on the server
 	// when the request's context ends (a client gone, a server shutting down) and reports
 	// that rather than the context's error.
+	// It carries the reason of the other "retry later" answers: a stop cancels statements of
+	// requests it answers (503 unavailable, as operations.md says).
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || (pqErr != nil && pqErr.Code == "57014") {
-		return &domain.Error{Code: domain.CodeUnavailable, Message: "request cancelled", Err: err}
+		return &domain.Error{Code: domain.CodeUnavailable, Reason: ReasonUnavailable, Message: "request cancelled", Err: err}
 	}
 	if unreachable(err) {
 		return &domain.Error{Code: domain.CodeUnavailable, Reason: ReasonUnavailable,

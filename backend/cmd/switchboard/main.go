@@ -283,16 +283,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: finishing in-flight requests")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// A database that stopped answering must not hold the stop for ever: no statement waits
+	// longer than the requests' grace, and what is written after them (clicks, key use
+	// times, job outcomes) waits at most closeStatementTimeout a statement.
+	if t := a.Store.StatementTimeout(); t == 0 || t > shutdownGrace {
+		a.Store.SetStatementTimeout(shutdownGrace)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
 	cancelBase()
 	if metricsSrv != nil {
 		metricsSrv.Close() // after the main server, so a last scrape can see the drain
 	}
+	a.Store.SetStatementTimeout(closeStatementTimeout)
 	a.Close()
 	if errors.Is(err, context.DeadlineExceeded) {
-		return errors.New("shutdown: requests still running after 20s were cut off (their clients get no answer)")
+		return fmt.Errorf("shutdown: requests still running after %v were cut off (their clients get no answer)", shutdownGrace)
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -300,6 +307,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log.Info("stopped")
 	return nil
 }
+
+// shutdownGrace is how long in-flight requests get to finish on SIGTERM (a variable for
+// tests); closeStatementTimeout bounds each database statement of the writes after them.
+var shutdownGrace = 20 * time.Second
+
+const closeStatementTimeout = 2 * time.Second
 
 // healthcheck asks the local server's /readyz and succeeds on 200. The image has no shell or
 // curl, so Docker's HEALTHCHECK runs this. The address comes from SWITCHBOARD_ADDR (a

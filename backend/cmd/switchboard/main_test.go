@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/app"
+	"github.com/switchboard-dev/switchboard/backend/store"
+	"github.com/switchboard-dev/switchboard/backend/store/storetest"
 )
 
 // clearEnv unsets every setting for the test, so the developer's environment cannot leak in.
@@ -330,5 +333,67 @@ func TestMigrateRefusesTheDatabaseOfALiveServer(t *testing.T) {
 	if code := cli(t.Context(), []string{"migrate", "--database-url", db}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "the database is in use") || !strings.Contains(stderr.String(), "stop it first") {
 		t.Fatalf("migrate under a live server: exit %d\n%s", code, stderr.String())
+	}
+}
+
+// A stop does not wait for a database that stopped answering: requests waiting on it are
+// answered within the grace, and what is written after them waits a bounded time, so the
+// process exits well before an orchestrator's hard kill, not when the database thaws.
+func TestStopIsBoundedOnAFrozenDatabase(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SWITCHBOARD_LOG_LEVEL", "error")
+	old := shutdownGrace
+	shutdownGrace = time.Second
+	t.Cleanup(func() { shutdownGrace = old })
+	u, err := url.Parse(storetest.URL(t, store.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := storetest.NewFreezer(t, u.Host)
+	u.Host = f.Addr()
+	defer f.Frozen.Store(false)
+
+	ctx, stop := context.WithCancel(context.Background())
+	var stdout, stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cli(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database-url", u.String()}, &stdout, &stderr)
+	}()
+	m := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+	for deadline := time.Now().Add(30 * time.Second); m.FindStringSubmatch(stdout.String()) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not serving after 30 s: %s %s", stdout.String(), stderr.String())
+		}
+	}
+	base := "http://" + m.FindStringSubmatch(stdout.String())[1]
+	if code, _ := get(t, base+"/l/warm"); code != 404 {
+		t.Fatalf("a visit before the freeze: %d", code)
+	}
+
+	f.Frozen.Store(true)
+	answered := make(chan int, 1)
+	go func() {
+		client := &http.Client{Timeout: 60 * time.Second}
+		resp, err := client.Get(base + "/l/frozen") // a slug not cached: it needs the database
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	stop() // SIGTERM
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("serve still stopping 20 s after SIGTERM on a frozen database\n%s", stderr.String())
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the stop took %v with a 1 s grace", took)
+	}
+	if code := <-answered; code != http.StatusServiceUnavailable && code != 0 {
+		t.Errorf("the visit waiting on the frozen database was answered %d, want 503 (or cut off)", code)
 	}
 }
