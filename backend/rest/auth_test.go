@@ -372,8 +372,18 @@ func TestRequestIDAndRouting(t *testing.T) {
 		e.do("GET", "/api/v1/models/", secret, nil).wantError(t, http.StatusNotFound, "route_not_found")
 		res = e.do("DELETE", "/api/v1/models", secret, nil)
 		res.wantError(t, http.StatusMethodNotAllowed, "method_not_allowed")
-		if res.Header.Get("Allow") != "GET" {
-			t.Errorf("Allow %q, want GET", res.Header.Get("Allow"))
+		if res.Header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("Allow %q, want GET, HEAD", res.Header.Get("Allow"))
+		}
+
+		// HEAD wherever GET is: the same status and headers, no body; the same key rules.
+		head := e.do("HEAD", "/api/v1/models", secret, nil)
+		get := e.do("GET", "/api/v1/models", secret, nil)
+		if head.StatusCode != 200 || len(head.body) != 0 || head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
+			t.Errorf("HEAD /models: %d, %d body bytes, Content-Type %q", head.StatusCode, len(head.body), head.Header.Get("Content-Type"))
+		}
+		if res := e.do("HEAD", "/api/v1/models", "", nil); res.StatusCode != http.StatusUnauthorized || len(res.body) != 0 {
+			t.Errorf("HEAD without a key: %d", res.StatusCode)
 		}
 	})
 }

@@ -266,6 +266,13 @@ func (v *validatingTransport) check(req *http.Request, res *http.Response, body 
 	if reqID == "" {
 		t.Errorf("%s: no X-Request-Id header", what)
 	}
+	if req.Method == http.MethodHead {
+		// GET's answer without its body (the document describes GET): status and headers only.
+		if len(body) != 0 {
+			t.Errorf("%s: %d body bytes in an answer to HEAD", what, len(body))
+		}
+		return
+	}
 	if res.StatusCode >= 400 {
 		var envelope struct {
 			Error struct {

@@ -140,7 +140,13 @@ func (a *api) newRouter() *mux.Router {
 			}
 			h = a.authenticate(a.rateLimit(a.scoped(domain.Scope(rt.scope), h)))
 		}
-		r.Handle(rt.path, h).Methods(rt.method).Name(rt.operationID)
+		methods := []string{rt.method}
+		if rt.method == http.MethodGet {
+			// HEAD wherever GET is (RFC 9110): the same answer without its body, which
+			// net/http leaves out.
+			methods = append(methods, http.MethodHead)
+		}
+		r.Handle(rt.path, h).Methods(methods...).Name(rt.operationID)
 	}
 	// A path that is not clean (/api/v1//me) is no route: a 404 in JSON, not mux's 301 to
 	// the cleaned path, which would answer a different URL than the one asked.
@@ -211,6 +217,9 @@ func (a *api) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		var match mux.RouteMatch
 		if a.router.Match(probe, &match) && match.MatchErr == nil {
 			allowed = append(allowed, m)
+			if m == http.MethodGet {
+				allowed = append(allowed, http.MethodHead)
+			}
 		}
 	}
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
