@@ -691,3 +691,27 @@ func TestLinkStatsTimezone(t *testing.T) {
 		})
 	}
 }
+
+// link.listed records the reads of integrations (API keys), not the console's own views: a
+// person browsing, searching as they type and refreshing on each click filled the event log
+// and every all-events webhook.
+func TestLinkListedRecordsKeysNotTheConsole(t *testing.T) {
+	h := newLinksHarness(t, store.SQLite)
+	token, _ := h.owner(t)
+	_, secret := h.createKey(t, token, "links:read")
+	count := func() int {
+		_, r := h.post(t, `{ events(types: ["link.listed"], first: 100) { nodes { id } } }`, nil, withSession(token))
+		var data struct{ Events struct{ Nodes []struct{ ID string } } }
+		r.decode(t, &data)
+		return len(data.Events.Nodes)
+	}
+	h.list(t, map[string]any{"search": "a"}, withSession(token))
+	h.list(t, map[string]any{"search": "ab"}, withSession(token))
+	if n := count(); n != 0 {
+		t.Fatalf("%d link.listed events after the console's views, want 0", n)
+	}
+	h.list(t, map[string]any{"search": "abc"}, withKey(secret))
+	if n := count(); n != 1 {
+		t.Fatalf("%d link.listed events after a key's read, want 1", n)
+	}
+}

@@ -20,7 +20,7 @@ var eventTypes = []service.EventType{
 		Sample: func(now time.Time) any { return sampleLink(now).Object(sampleBase) }},
 	{Type: domain.EventLinkDeleted, Description: "A short link was deleted with its clicks (its slug stays taken for 30 days).",
 		Sample: func(now time.Time) any { return sampleLink(now).Object(sampleBase) }},
-	{Type: domain.EventLinkListed, Description: "The links list was read: the query and how many links the page held, never the links.",
+	{Type: domain.EventLinkListed, Description: "The links list was read with an API key: the query and how many links the page held, never the links.",
 		Sample: func(now time.Time) any {
 			tag := "launch"
 			return domain.LinkListed{Query: domain.LinkFilter{Tag: tag}.ListQuery(20, ""), Count: 1}

@@ -156,7 +156,7 @@ func (l *Links) List(ctx context.Context, a service.Actor, f domain.LinkFilter, 
 	}
 	var page domain.Page[domain.Link]
 	// The list is read and its event recorded in one transaction; link.listed is recorded
-	// with the reader's key like any change (links:read suffices).
+	// with the reader's key like any change (links:read suffices), for API keys' reads.
 	err = l.s.Mutate(ctx, a, domain.ScopeLinksRead, func(c service.Change) error {
 		// A cursor is a link of this list (a deleted one too): another workspace's link id
 		// would page by a position that is not ours (with sort=clicks, by its click count).
@@ -174,6 +174,12 @@ func (l *Links) List(ctx context.Context, a service.Actor, f domain.LinkFilter, 
 			return err
 		}
 		page = service.PageOf(plain(rows), limit, func(l domain.Link) string { return l.ID })
+		if a.KeyID == "" {
+			// The console's own views (a signed-in person browsing, searching as they type,
+			// refreshing on each click) are not an integration reading the links: recorded,
+			// they filled the log and every all-events webhook.
+			return nil
+		}
 		_, err = l.s.Record(ctx, c.Tx, c.WorkspaceID, domain.EventLinkListed, nil,
 			domain.LinkListed{Query: f.ListQuery(limit, p.After), Count: len(page.Data)})
 		return err
