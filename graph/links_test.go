@@ -701,7 +701,9 @@ func TestLinkListedRecordsKeysNotTheConsole(t *testing.T) {
 	_, secret := h.createKey(t, token, "links:read")
 	count := func() int {
 		_, r := h.post(t, `{ events(types: ["link.listed"], first: 100) { nodes { id } } }`, nil, withSession(token))
-		var data struct{ Events struct{ Nodes []struct{ ID string } } }
+		var data struct {
+			Events struct{ Nodes []struct{ ID string } }
+		}
 		r.decode(t, &data)
 		return len(data.Events.Nodes)
 	}
