@@ -151,6 +151,7 @@ func TestPublishingEndpoint(t *testing.T) {
 		}{
 			{"application/json", []byte(`{"broken"`), 400, "validation_failed"},
 			{"text/plain", []byte(`hello`), 415, "unsupported_media_type"},
+			{"application/x-www-form-urlencoded", []byte("name=Ad%E9"), 400, "validation_failed"}, // Latin-1 é: not UTF-8
 			{"application/json", append(append([]byte(`{"x":"`), bytes.Repeat([]byte("a"), 1<<20)...), '"', '}'), 413, "payload_too_large"},
 		} {
 			if status, out, _ := e.publish(t, url, c.ct, c.body); status != c.status || errCode(out) != c.code {

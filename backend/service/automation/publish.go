@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/url"
 	"reflect"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -232,6 +233,13 @@ func readPayload(contentType string, body []byte) (json.RawMessage, error) {
 		vals, err := url.ParseQuery(string(body))
 		if err != nil {
 			return nil, domain.Invalid("", "the form body could not be read")
+		}
+		// Decoded, a form's names and values must be UTF-8 as JSON's are: other bytes would
+		// be stored as U+FFFD, silently changing what was sent.
+		for k, vs := range vals {
+			if !utf8.ValidString(k) || slices.ContainsFunc(vs, func(v string) bool { return !utf8.ValidString(v) }) {
+				return nil, domain.Invalid("", "the form body is not UTF-8")
+			}
 		}
 		obj := make(map[string]any, len(vals))
 		for k, v := range vals {
