@@ -3,8 +3,8 @@ package domain
 import "time"
 
 // Webhook is an endpoint that receives a workspace's events, signed per the Standard
-// Webhooks specification. Its signing secrets are kept apart (WebhookSecrets): a Webhook
-// value can be handed to any transport.
+// Webhooks specification. Its signing secrets are kept apart (store.StoredSecrets): a
+// Webhook value can be handed to any transport.
 type Webhook struct {
 	ID          string
 	WorkspaceID string
@@ -35,14 +35,6 @@ const (
 	// /automation/subscriptions): a Subscription.
 	WebhookKindSubscription = "subscription"
 )
-
-// WebhookSecrets are an endpoint's signing secrets (whsec_...). During the overlap after a
-// rotation the previous secret signs too, until PreviousExpiresAt.
-type WebhookSecrets struct {
-	Current           string
-	Previous          string
-	PreviousExpiresAt *time.Time
-}
 
 // Subscribed reports whether the endpoint wants event e (by type and instance filter).
 func (w Webhook) Subscribed(e Event) bool {

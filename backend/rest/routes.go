@@ -557,11 +557,13 @@ func (a *api) routes() []route {
 		},
 		{
 			method: "POST", path: "/api/v1/webhooks/{id}/rotate-secret", operationID: "rotateWebhookSecret", serve: callWith(a.rotateWebhookSecret),
-			tag: "Webhooks", scope: "webhooks:write",
+			tag: "Webhooks", scope: "webhooks:write", errors: []int{409},
 			summary: "Rotate a webhook endpoint's signing secret",
 			returns: "The endpoint with its new secret.",
-			description: "Gives the endpoint a new signing secret, shown this once. Until `previous_secret_expires_at` (24 hours) " +
-				"every delivery is signed with both secrets, so receivers can switch without missing a message.",
+			description: "Gives the endpoint a new signing secret, shown this once. The secret it replaces signs every delivery too " +
+				"until `previous_secret_expires_at` (24 hours), and so does each secret an earlier rotation replaced, until its " +
+				"own expiry, so receivers can switch without missing a message. At most 5 replaced secrets sign at once: " +
+				"a rotation beyond that is 409 `rotation_limit_reached`.",
 		},
 		{
 			method: "POST", path: "/api/v1/webhooks/{id}/test", operationID: "testWebhook", serve: callWithBody(a.testWebhook),

@@ -122,7 +122,8 @@ func (sb *Subscriptions) Get(ctx context.Context, a Actor, id string) (domain.Su
 // it is not sent.
 func (sb *Subscriptions) Delete(ctx context.Context, a Actor, id string) error {
 	return sb.s.Mutate(ctx, a, domain.ScopeAutomationWrite, func(c Change) error {
-		sub, err := c.Tx.Subscription(ctx, c.WorkspaceID, id)
+		// Held first, as Webhooks.Delete does: an attempt being recorded holds it too.
+		sub, err := c.Tx.SubscriptionForUpdate(ctx, c.WorkspaceID, id)
 		if err != nil {
 			return err
 		}

@@ -104,8 +104,11 @@ const (
 	// MaxWebhooksPerWorkspace bounds endpoints (every event fans out to each of them). It
 	// is at most MaxPageLimit, so one page lists them all (checked below at compile time).
 	MaxWebhooksPerWorkspace = 100
-	webhookSecretPrefix     = "whsec_"
-	webhookSecretBytes      = 32
+	// MaxPreviousWebhookSecrets bounds the replaced secrets that still sign (each for 24 h
+	// after its rotation), so a delivery carries at most this many signatures plus one.
+	MaxPreviousWebhookSecrets = 5
+	webhookSecretPrefix       = "whsec_"
+	webhookSecretBytes        = 32
 )
 
 func newWebhooks(s *Service) *Webhooks {
@@ -438,10 +441,12 @@ func (w *Webhooks) Update(ctx context.Context, a Actor, id string, in UpdateWebh
 	return hook, nil
 }
 
-// Delete removes an endpoint and its delivery log. Pending deliveries are not sent.
+// Delete removes an endpoint and its delivery log. Pending deliveries are not sent; an
+// attempt in flight meanwhile ends without being recorded.
 func (w *Webhooks) Delete(ctx context.Context, a Actor, id string) error {
 	return w.s.Mutate(ctx, a, domain.ScopeWebhooksWrite, func(c Change) error {
-		hook, err := c.Tx.Webhook(ctx, c.WorkspaceID, id)
+		// Held first, before its jobs and deliveries, in the order recording attempts takes them.
+		hook, err := c.Tx.WebhookForUpdate(ctx, c.WorkspaceID, id)
 		if err != nil {
 			return err
 		}
@@ -460,9 +465,12 @@ func (w *Webhooks) Delete(ctx context.Context, a Actor, id string) error {
 	})
 }
 
-// RotateSecret gives the endpoint a new signing secret, returned this once. For
-// WebhookSecretOverlap (24 h, until the returned time) the previous secret signs every
-// delivery too, so receivers can switch without losing a message.
+// RotateSecret gives the endpoint a new signing secret, returned this once. The secret it
+// replaces keeps signing every delivery for WebhookSecretOverlap (24 h, until the returned
+// time), and so does each secret an earlier rotation replaced, until its own expiry: receivers
+// can switch without losing a message however often the secret is rotated. At most
+// MaxPreviousWebhookSecrets replaced secrets sign at once; a rotation beyond that is refused
+// (409 rotation_limit_reached) rather than cutting one off before the time it was promised.
 func (w *Webhooks) RotateSecret(ctx context.Context, a Actor, id string) (domain.Webhook, string, time.Time, error) {
 	secret := newWebhookSecret()
 	stored, err := w.box.seal(secret)
@@ -475,18 +483,41 @@ func (w *Webhooks) RotateSecret(ctx context.Context, a Actor, id string) (domain
 		if hook, err = c.Tx.Webhook(ctx, c.WorkspaceID, id); err != nil {
 			return err
 		}
+		current, err := c.Tx.WebhookSecretsForUpdate(ctx, c.WorkspaceID, id)
+		if err != nil {
+			return err
+		}
+		if live := liveSecrets(current.Previous, c.Now); len(live) >= MaxPreviousWebhookSecrets {
+			oldest := live[len(live)-1].ExpiresAt
+			return &domain.Error{Code: domain.CodeConflict, Reason: "rotation_limit_reached",
+				Message: fmt.Sprintf("the endpoint already has %d replaced secrets still signing its deliveries (each for 24 hours after "+
+					"the rotation that replaced it), the most it may have; the oldest stops at %s: rotate again after that",
+					len(live), oldest.UTC().Format(time.RFC3339))}
+		}
 		until = c.Now.Add(domain.WebhookSecretOverlap)
 		if err := c.Tx.RotateWebhookSecret(ctx, c.WorkspaceID, id, stored, until, c.Now); err != nil {
 			return err
 		}
 		hook.UpdatedAt = c.Now
-		_, err := w.s.record(ctx, c.Tx, c.WorkspaceID, domain.EventWebhookRotated, nil, hook.Object())
+		_, err = w.s.record(ctx, c.Tx, c.WorkspaceID, domain.EventWebhookRotated, nil, hook.Object())
 		return err
 	})
 	if err != nil {
 		return domain.Webhook{}, "", time.Time{}, err
 	}
 	return hook, secret, until, nil
+}
+
+// liveSecrets are the previous secrets still signing at now, in their order (the latest
+// expiry first).
+func liveSecrets(previous []store.PreviousSecret, now time.Time) []store.PreviousSecret {
+	var live []store.PreviousSecret
+	for _, p := range previous {
+		if now.Before(p.ExpiresAt) {
+			live = append(live, p)
+		}
+	}
+	return live
 }
 
 // Deliveries lists an endpoint's deliveries, newest first, each with its attempts. A
@@ -644,16 +675,16 @@ func CheckEventSize(n int) error {
 func byteSize(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1024) }
 
 // SigningSecrets returns the secrets that sign a delivery to the endpoint at time now: the
-// current one, and the previous one during the overlap after a rotation. It is for the
-// delivery engine; secrets never reach a transport.
-func (w *Webhooks) SigningSecrets(stored domain.WebhookSecrets, now time.Time) ([]string, error) {
+// current one, then each secret a rotation replaced that has not expired yet (the latest
+// replaced first). It is for the delivery engine; secrets never reach a transport.
+func (w *Webhooks) SigningSecrets(stored store.StoredSecrets, now time.Time) ([]string, error) {
 	cur, err := w.box.open(stored.Current)
 	if err != nil {
 		return nil, err
 	}
 	out := []string{cur}
-	if stored.Previous != "" && stored.PreviousExpiresAt != nil && now.Before(*stored.PreviousExpiresAt) {
-		prev, err := w.box.open(stored.Previous)
+	for _, p := range liveSecrets(stored.Previous, now) {
+		prev, err := w.box.open(p.Secret)
 		if err != nil {
 			return nil, err
 		}

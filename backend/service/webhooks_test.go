@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -482,6 +483,134 @@ func TestWebhookSecretsEncryptedAtRest(t *testing.T) {
 	}
 	if got, _ := svc.Webhooks.SigningSecrets(stored, until); len(got) != 1 || got[0] != secret2 {
 		t.Fatalf("after the overlap: %v", got)
+	}
+	// Every replaced secret is stored sealed too.
+	if len(stored.Previous) != 1 || !strings.HasPrefix(stored.Previous[0].Secret, "enc:v1:") {
+		t.Fatalf("stored previous secrets %+v", stored.Previous)
+	}
+}
+
+// Each secret a rotation replaced signs until its own expiry, so rotating is bounded: while
+// MaxPreviousWebhookSecrets (5) replaced secrets still sign, another rotation is refused
+// (409 rotation_limit_reached, saying when the oldest stops) rather than cutting one off
+// before the 24 hours its rotation promised. Once the oldest expires, rotating works again.
+func TestWebhookRotationLimit(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			svc, st := servicetest.New(t, d, service.Config{Clock: clock, SecretsKey: []byte("test secrets key")})
+			owner := servicetest.NewOwner(t, svc)
+			hook, first, err := svc.Webhooks.Create(ctx, owner.Actor, service.CreateWebhookInput{URL: "https://example.com/", EventTypes: []string{"*"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			secrets := []string{first}
+			var expiries []time.Time
+			for i := range service.MaxPreviousWebhookSecrets {
+				if i > 0 {
+					clock.t = clock.t.Add(time.Minute)
+				}
+				_, secret, until, err := svc.Webhooks.RotateSecret(ctx, owner.Actor, hook.ID)
+				if err != nil {
+					t.Fatalf("rotation %d: %v", i+1, err)
+				}
+				if !until.Equal(clock.t.Add(24 * time.Hour)) {
+					t.Fatalf("rotation %d: previous_secret_expires_at %v", i+1, until)
+				}
+				secrets, expiries = append(secrets, secret), append(expiries, until)
+			}
+			stored, err := st.WebhookSecrets(ctx, owner.Workspace.ID, hook.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := svc.Webhooks.SigningSecrets(stored, clock.t)
+			if err != nil || len(got) != service.MaxPreviousWebhookSecrets+1 {
+				t.Fatalf("signing secrets: %d, %v", len(got), err)
+			}
+			for i, s := range got { // the current one, then the latest replaced first
+				if want := secrets[len(secrets)-1-i]; s != want {
+					t.Fatalf("signing secret %d is not the one expected", i)
+				}
+			}
+
+			clock.t = clock.t.Add(time.Minute)
+			_, _, _, err = svc.Webhooks.RotateSecret(ctx, owner.Actor, hook.ID)
+			e := domain.ErrorOf(err)
+			if e == nil || e.Code != domain.CodeConflict || e.Reason != "rotation_limit_reached" ||
+				!strings.Contains(e.Message, expiries[0].Format(time.RFC3339)) {
+				t.Fatalf("a rotation beyond the limit: %v", err)
+			}
+			if again, _ := st.WebhookSecrets(ctx, owner.Workspace.ID, hook.ID); again.Current != stored.Current || len(again.Previous) != len(stored.Previous) {
+				t.Fatal("the refused rotation changed the secrets")
+			}
+
+			// Once the oldest replaced secret expires there is room again; the expired one is dropped.
+			clock.t = expiries[0]
+			_, secret, _, err := svc.Webhooks.RotateSecret(ctx, owner.Actor, hook.ID)
+			if err != nil {
+				t.Fatalf("a rotation once the oldest expired: %v", err)
+			}
+			stored, _ = st.WebhookSecrets(ctx, owner.Workspace.ID, hook.ID)
+			if len(stored.Previous) != service.MaxPreviousWebhookSecrets {
+				t.Fatalf("%d previous secrets stored, want %d", len(stored.Previous), service.MaxPreviousWebhookSecrets)
+			}
+			got, _ = svc.Webhooks.SigningSecrets(stored, clock.t)
+			if len(got) != service.MaxPreviousWebhookSecrets+1 || got[0] != secret || slices.Contains(got, secrets[0]) {
+				t.Fatalf("signing secrets after the oldest expired: %d", len(got))
+			}
+		})
+	}
+}
+
+// Concurrent rotations of one endpoint run one after the other: exactly as many succeed as
+// the limit admits, and every secret they replaced is kept (none overwritten by a racing
+// rotation), so each still signs until its own expiry.
+func TestWebhookRotationsUnderConcurrency(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			svc, st := servicetest.New(t, d, service.Config{})
+			owner := servicetest.NewOwner(t, svc)
+			hook, first, err := svc.Webhooks.Create(ctx, owner.Actor, service.CreateWebhookInput{URL: "https://example.com/", EventTypes: []string{"*"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			issued := []string{first}
+			for range 2 * service.MaxPreviousWebhookSecrets {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, secret, _, err := svc.Webhooks.RotateSecret(ctx, owner.Actor, hook.ID)
+					if e := domain.ErrorOf(err); err != nil && (e == nil || e.Reason != "rotation_limit_reached") {
+						t.Errorf("rotate: %v", err)
+						return
+					}
+					if err == nil {
+						mu.Lock()
+						issued = append(issued, secret)
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			stored, err := st.WebhookSecrets(ctx, owner.Workspace.ID, hook.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			signing, err := svc.Webhooks.SigningSecrets(stored, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(issued)
+			slices.Sort(signing)
+			if len(issued) != service.MaxPreviousWebhookSecrets+1 || !slices.Equal(issued, signing) {
+				t.Fatalf("%d secrets issued (the first and %d rotations), %d signing: every issued secret must sign",
+					len(issued), len(issued)-1, len(signing))
+			}
+		})
 	}
 }
 

@@ -169,32 +169,65 @@ type DeliveryResult struct {
 }
 
 // RecordDeliveryResults writes a batch of attempts: one statement per final status, one
-// per retry (each has its own time), and one insert for every attempt row.
+// per retry (each has its own time), and one insert for every attempt row. A delivery that
+// no longer exists (its endpoint was deleted while it was attempted, and the delivery log
+// with it) has nothing to record: it is left out, not an error, and its job (same id) is
+// deleted whatever the engine just wrote for it (queued for a retry, failed), as deleting
+// the endpoint deletes its queued jobs: with the delivery gone there is nothing to send.
 func (t *Tx) RecordDeliveryResults(ctx context.Context, rs []DeliveryResult) error {
 	if len(rs) == 0 {
 		return nil
 	}
+	// Each update returns the ids it found (and, on PostgreSQL, holds those rows until the
+	// transaction ends, so their attempts can be inserted).
+	found := make(map[string]bool, len(rs))
 	final := map[string][]any{}
 	for _, r := range rs {
 		if r.Status == domain.DeliveryPending {
-			if _, err := t.exec(ctx, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?
-				WHERE id = ?`, r.Status, utcPtr(r.NextAttemptAt), r.DeliveryID); err != nil {
+			var ids []string
+			if err := t.sel(ctx, &ids, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?
+				WHERE id = ? RETURNING id`, r.Status, utcPtr(r.NextAttemptAt), r.DeliveryID); err != nil {
 				return err
+			}
+			for _, id := range ids {
+				found[id] = true
 			}
 			continue
 		}
 		final[r.Status] = append(final[r.Status], r.DeliveryID)
 	}
 	for status, ids := range final {
-		if _, err := t.exec(ctx, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = NULL
-			WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{status}, ids...)...); err != nil {
+		var updated []string
+		if err := t.sel(ctx, &updated, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = NULL
+			WHERE id IN (`+placeholders(len(ids))+`) RETURNING id`, append([]any{status}, ids...)...); err != nil {
+			return err
+		}
+		for _, id := range updated {
+			found[id] = true
+		}
+	}
+	var gone []any
+	kept := make([]DeliveryResult, 0, len(rs))
+	for _, r := range rs {
+		if found[r.DeliveryID] {
+			kept = append(kept, r)
+		} else {
+			gone = append(gone, r.DeliveryID)
+		}
+	}
+	if len(gone) > 0 {
+		if _, err := t.exec(ctx, `DELETE FROM jobs WHERE kind = ? AND id IN (`+placeholders(len(gone))+`)`,
+			append([]any{domain.JobWebhookDelivery}, gone...)...); err != nil {
 			return err
 		}
 	}
+	if len(kept) == 0 {
+		return nil
+	}
 	var b strings.Builder
-	args := make([]any, 0, len(rs)*7)
+	args := make([]any, 0, len(kept)*7)
 	b.WriteString(`INSERT INTO webhook_delivery_attempts (delivery_id, n, attempted_at, status_code, latency_ms, response_body, error) VALUES `)
-	for i, r := range rs {
+	for i, r := range kept {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -251,19 +284,17 @@ type DeliveryToSend struct {
 
 type deliveryToSendRow struct {
 	PendingDelivery
-	URL            string     `db:"w_url"`
-	Enabled        bool       `db:"w_enabled"`
-	Secret         string     `db:"w_secret"`
-	PreviousSecret string     `db:"w_previous_secret"`
-	PreviousUntil  *time.Time `db:"w_previous_until"`
-	FailingSince   *time.Time `db:"w_failing_since"`
-	EventData      *string    `db:"e_data"`
-	EventAt        *time.Time `db:"e_created_at"`
+	URL          string     `db:"w_url"`
+	Enabled      bool       `db:"w_enabled"`
+	Secret       string     `db:"w_secret"`
+	FailingSince *time.Time `db:"w_failing_since"`
+	EventData    *string    `db:"e_data"`
+	EventAt      *time.Time `db:"e_created_at"`
 }
 
-// DeliveriesToSend loads deliveries by id with their endpoints and events in one query (any
-// workspace; for sending). Deliveries that no longer exist (their endpoint was deleted) are
-// left out.
+// DeliveriesToSend loads deliveries by id with their endpoints and events in one query, and
+// the endpoints' previous secrets in another (any workspace; for sending). Deliveries that no
+// longer exist (their endpoint was deleted) are left out.
 func (q q) DeliveriesToSend(ctx context.Context, ids []string) (map[string]DeliveryToSend, error) {
 	out := map[string]DeliveryToSend{}
 	if len(ids) == 0 {
@@ -271,8 +302,7 @@ func (q q) DeliveriesToSend(ctx context.Context, ids []string) (map[string]Deliv
 	}
 	var rows []deliveryToSendRow
 	if err := q.sel(ctx, &rows, `SELECT d.id, d.webhook_id, d.workspace_id, d.event_id, d.event_type, d.payload, d.attempt_count,
-		w.url AS w_url, w.enabled AS w_enabled, w.secret AS w_secret, w.previous_secret AS w_previous_secret,
-		w.previous_secret_expires_at AS w_previous_until, w.failing_since AS w_failing_since,
+		w.url AS w_url, w.enabled AS w_enabled, w.secret AS w_secret, w.failing_since AS w_failing_since,
 		e.data AS e_data, e.created_at AS e_created_at
 		FROM webhook_deliveries d
 		JOIN webhooks w ON w.id = d.webhook_id
@@ -280,11 +310,23 @@ func (q q) DeliveriesToSend(ctx context.Context, ids []string) (map[string]Deliv
 		WHERE d.id IN (`+placeholders(len(ids))+`)`, anys(ids)...); err != nil {
 		return nil, err
 	}
+	hookIDs := make([]string, 0, len(rows))
+	seen := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		if !seen[r.WebhookID] {
+			seen[r.WebhookID] = true
+			hookIDs = append(hookIDs, r.WebhookID)
+		}
+	}
+	previous, err := q.previousSecrets(ctx, hookIDs)
+	if err != nil {
+		return nil, err
+	}
 	for _, r := range rows {
 		d := DeliveryToSend{PendingDelivery: r.PendingDelivery}
 		d.Hook.ID, d.Hook.WorkspaceID, d.Hook.URL, d.Hook.Enabled = r.WebhookID, r.WorkspaceID, r.URL, r.Enabled
 		d.Hook.FailingSince = utcPtr(r.FailingSince)
-		d.Hook.Secrets = domain.WebhookSecrets{Current: r.Secret, Previous: r.PreviousSecret, PreviousExpiresAt: utcPtr(r.PreviousUntil)}
+		d.Hook.Secrets = StoredSecrets{Current: r.Secret, Previous: previous[r.WebhookID]}
 		if r.EventData != nil && r.EventAt != nil {
 			d.Event = &domain.Event{ID: r.EventID, Type: r.EventType, Timestamp: r.EventAt.UTC(), WorkspaceID: r.WorkspaceID,
 				Data: []byte(*r.EventData)}

@@ -21,15 +21,13 @@ type webhookRow struct {
 	Enabled        bool       `db:"enabled"`
 	DisabledReason string     `db:"disabled_reason"`
 	Secret         string     `db:"secret"`
-	PreviousSecret string     `db:"previous_secret"`
-	PreviousUntil  *time.Time `db:"previous_secret_expires_at"`
 	FailingSince   *time.Time `db:"failing_since"`
 	CreatedAt      time.Time  `db:"created_at"`
 	UpdatedAt      time.Time  `db:"updated_at"`
 }
 
 const webhookCols = `id, workspace_id, kind, url, description, event_types, instance_id, enabled, disabled_reason,
-	secret, previous_secret, previous_secret_expires_at, failing_since, created_at, updated_at`
+	secret, failing_since, created_at, updated_at`
 
 func (r webhookRow) webhook() (domain.Webhook, error) {
 	w := domain.Webhook{ID: r.ID, WorkspaceID: r.WorkspaceID, Kind: r.Kind, URL: r.URL, Description: r.Description,
@@ -41,14 +39,26 @@ func (r webhookRow) webhook() (domain.Webhook, error) {
 	return w, nil
 }
 
-func (r webhookRow) secrets() domain.WebhookSecrets {
-	return domain.WebhookSecrets{Current: r.Secret, Previous: r.PreviousSecret, PreviousExpiresAt: utcPtr(r.PreviousUntil)}
+// StoredSecrets are an endpoint's signing secrets in stored form (sealed, "enc:v1:...", when
+// the operator configures a secrets key): the current one, and every secret a rotation
+// replaced with the time it stops signing, the latest expiry first. Previous may hold secrets
+// already expired (the next rotation drops them): whoever signs checks ExpiresAt.
+type StoredSecrets struct {
+	Current  string
+	Previous []PreviousSecret
+}
+
+// PreviousSecret is a signing secret a rotation replaced (stored form), signing until
+// ExpiresAt.
+type PreviousSecret struct {
+	Secret    string    `db:"secret"`
+	ExpiresAt time.Time `db:"expires_at"`
 }
 
 // WebhookTarget is an endpoint with its (stored form of its) signing secrets, for delivery.
 type WebhookTarget struct {
 	domain.Webhook
-	Secrets domain.WebhookSecrets
+	Secrets StoredSecrets
 }
 
 // CreateWebhook inserts an endpoint of either kind (default WebhookKindEndpoint) with its
@@ -59,7 +69,7 @@ func (t *Tx) CreateWebhook(ctx context.Context, w domain.Webhook, secret string)
 	if kind == "" {
 		kind = domain.WebhookKindEndpoint
 	}
-	_, err := t.exec(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', NULL, ?, ?, ?)`,
+	_, err := t.exec(ctx, `INSERT INTO webhooks (`+webhookCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		w.ID, w.WorkspaceID, kind, w.URL, w.Description, string(types), w.InstanceID, w.Enabled, w.DisabledReason,
 		secret, utcPtr(w.FailingSince), w.CreatedAt.UTC(), w.UpdatedAt.UTC())
 	return err
@@ -68,13 +78,13 @@ func (t *Tx) CreateWebhook(ctx context.Context, w domain.Webhook, secret string)
 // Webhook finds an endpoint (kind webhook) of a workspace; another workspace's endpoint, or
 // a subscription, is not found.
 func (q q) Webhook(ctx context.Context, workspaceID, id string) (domain.Webhook, error) {
-	return q.endpointOfKind(ctx, workspaceID, domain.WebhookKindEndpoint, id, "webhook")
+	return q.endpointOfKind(ctx, workspaceID, domain.WebhookKindEndpoint, id, "webhook", "")
 }
 
 // Subscription finds a workflow tool's subscription of a workspace; another workspace's, or
 // a webhook endpoint, is not found.
 func (q q) Subscription(ctx context.Context, workspaceID, id string) (domain.Subscription, error) {
-	w, err := q.endpointOfKind(ctx, workspaceID, domain.WebhookKindSubscription, id, "subscription")
+	w, err := q.endpointOfKind(ctx, workspaceID, domain.WebhookKindSubscription, id, "subscription", "")
 	return w.Subscription(), err
 }
 
@@ -88,9 +98,26 @@ func (q q) Endpoint(ctx context.Context, workspaceID, id string) (domain.Webhook
 	return r.webhook()
 }
 
-func (q q) endpointOfKind(ctx context.Context, workspaceID, kind, id, what string) (domain.Webhook, error) {
+// WebhookForUpdate is Webhook holding the endpoint's row until the transaction ends
+// (PostgreSQL), for deleting it: taken first, it makes an attempt's recording wait at its
+// start (LiveWebhooks) instead of deadlocking halfway.
+func (t *Tx) WebhookForUpdate(ctx context.Context, workspaceID, id string) (domain.Webhook, error) {
+	return t.endpointOfKind(ctx, workspaceID, domain.WebhookKindEndpoint, id, "webhook", t.forUpdate())
+}
+
+// SubscriptionForUpdate is Subscription holding the row until the transaction ends (on
+// PostgreSQL), taken first by a delete in the order recording attempts takes it.
+func (t *Tx) SubscriptionForUpdate(ctx context.Context, workspaceID, id string) (domain.Subscription, error) {
+	if _, err := t.endpointOfKind(ctx, workspaceID, domain.WebhookKindSubscription, id, "subscription", t.forUpdate()); err != nil {
+		return domain.Subscription{}, err
+	}
+	return t.Subscription(ctx, workspaceID, id)
+}
+
+// endpointOfKind reads an endpoint of a kind; lock completes the query (t.forUpdate()) or is "".
+func (q q) endpointOfKind(ctx context.Context, workspaceID, kind, id, what, lock string) (domain.Webhook, error) {
 	var r webhookRow
-	if err := q.get(ctx, &r, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = ? AND kind = ? AND id = ?`,
+	if err := q.get(ctx, &r, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = ? AND kind = ? AND id = ?`+lock,
 		workspaceID, kind, id); err != nil {
 		return domain.Webhook{}, notFoundAs(err, what)
 	}
@@ -145,12 +172,50 @@ func (q q) EnabledWebhooks(ctx context.Context, workspaceID string) ([]domain.We
 }
 
 // WebhookSecrets returns an endpoint's secrets in stored form.
-func (q q) WebhookSecrets(ctx context.Context, workspaceID, id string) (domain.WebhookSecrets, error) {
-	var r webhookRow
-	if err := q.get(ctx, &r, `SELECT `+webhookCols+` FROM webhooks WHERE workspace_id = ? AND id = ?`, workspaceID, id); err != nil {
-		return domain.WebhookSecrets{}, notFoundAs(err, "webhook")
+func (q q) WebhookSecrets(ctx context.Context, workspaceID, id string) (StoredSecrets, error) {
+	return q.webhookSecrets(ctx, workspaceID, id, "")
+}
+
+// WebhookSecretsForUpdate is WebhookSecrets holding the endpoint's row until the transaction
+// ends (PostgreSQL; SQLite's write transactions are serialised already), so that concurrent
+// rotations of one endpoint run one after the other and a limit checked on the secrets holds.
+func (t *Tx) WebhookSecretsForUpdate(ctx context.Context, workspaceID, id string) (StoredSecrets, error) {
+	return t.webhookSecrets(ctx, workspaceID, id, t.forUpdate())
+}
+
+func (q q) webhookSecrets(ctx context.Context, workspaceID, id, lock string) (StoredSecrets, error) {
+	var out StoredSecrets
+	if err := q.get(ctx, &out.Current, `SELECT secret FROM webhooks WHERE workspace_id = ? AND id = ?`+lock, workspaceID, id); err != nil {
+		return StoredSecrets{}, notFoundAs(err, "webhook")
 	}
-	return r.secrets(), nil
+	prev, err := q.previousSecrets(ctx, []string{id})
+	if err != nil {
+		return StoredSecrets{}, err
+	}
+	out.Previous = prev[id]
+	return out, nil
+}
+
+// previousSecrets loads the previous secrets of endpoints in one query, by endpoint id, the
+// latest expiry first.
+func (q q) previousSecrets(ctx context.Context, webhookIDs []string) (map[string][]PreviousSecret, error) {
+	out := map[string][]PreviousSecret{}
+	if len(webhookIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		WebhookID string `db:"webhook_id"`
+		PreviousSecret
+	}
+	if err := q.sel(ctx, &rows, `SELECT webhook_id, secret, expires_at FROM webhook_previous_secrets
+		WHERE webhook_id IN (`+placeholders(len(webhookIDs))+`) ORDER BY webhook_id, expires_at DESC`, anys(webhookIDs)...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		r.ExpiresAt = r.ExpiresAt.UTC()
+		out[r.WebhookID] = append(out[r.WebhookID], r.PreviousSecret)
+	}
+	return out, nil
 }
 
 // UpdateWebhook writes an endpoint's settings and state (not its secrets).
@@ -162,14 +227,24 @@ func (t *Tx) UpdateWebhook(ctx context.Context, w domain.Webhook) error {
 		w.UpdatedAt.UTC(), w.WorkspaceID, w.ID)
 }
 
-// RotateWebhookSecret stores a new secret; the current one becomes the previous one until
-// previousUntil.
+// RotateWebhookSecret makes secret (stored form) the endpoint's current one. The current one
+// joins the previous secrets, signing until previousUntil; those previous secrets already
+// expired at at are dropped. Callers that bound the previous secrets read them first with
+// WebhookSecretsForUpdate.
 func (t *Tx) RotateWebhookSecret(ctx context.Context, workspaceID, id, secret string, previousUntil, at time.Time) error {
-	return t.execOne(ctx, "webhook", `UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = ?,
-		secret = ?, updated_at = ? WHERE workspace_id = ? AND id = ?`, previousUntil.UTC(), secret, at.UTC(), workspaceID, id)
+	if _, err := t.exec(ctx, `INSERT INTO webhook_previous_secrets (webhook_id, secret, expires_at)
+		SELECT id, secret, ? FROM webhooks WHERE workspace_id = ? AND id = ?`, previousUntil.UTC(), workspaceID, id); err != nil {
+		return err
+	}
+	if err := t.execOne(ctx, "webhook", `UPDATE webhooks SET secret = ?, updated_at = ? WHERE workspace_id = ? AND id = ?`,
+		secret, at.UTC(), workspaceID, id); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `DELETE FROM webhook_previous_secrets WHERE webhook_id = ? AND expires_at <= ?`, id, at.UTC())
+	return err
 }
 
-// DeleteWebhook removes an endpoint (of either kind) with its deliveries.
+// DeleteWebhook removes an endpoint (of either kind) with its deliveries and secrets.
 func (t *Tx) DeleteWebhook(ctx context.Context, workspaceID, id string) error {
 	return t.execOne(ctx, "webhook", `DELETE FROM webhooks WHERE workspace_id = ? AND id = ?`, workspaceID, id)
 }
@@ -184,6 +259,32 @@ func (t *Tx) DisableWebhook(ctx context.Context, id, reason string, at time.Time
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
+}
+
+// LiveWebhooks reports which of the endpoints ids still exist and, on PostgreSQL, keeps them
+// from being deleted until the transaction ends (a shared lock: a concurrent delete waits,
+// edits and deliveries do not). Recording attempts takes it first, in id order, so that a
+// delete, which holds the endpoint and then cascades to its deliveries, can never deadlock
+// with a transaction holding those deliveries and waiting for the endpoint; an endpoint
+// deleted meanwhile is simply not among the result. SQLite's write transactions are
+// serialised already.
+func (t *Tx) LiveWebhooks(ctx context.Context, ids []string) (map[string]bool, error) {
+	live := map[string]bool{}
+	if len(ids) == 0 {
+		return live, nil
+	}
+	query := `SELECT id FROM webhooks WHERE id IN (` + placeholders(len(ids)) + `)`
+	if t.s.dialect == Postgres {
+		query += ` ORDER BY id FOR KEY SHARE`
+	}
+	var found []string
+	if err := t.sel(ctx, &found, query, anys(ids)...); err != nil {
+		return nil, err
+	}
+	for _, id := range found {
+		live[id] = true
+	}
+	return live, nil
 }
 
 // MarkWebhookFailing notes a failed attempt: the endpoint has been failing since the

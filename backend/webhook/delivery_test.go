@@ -3,6 +3,8 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -115,6 +117,66 @@ func TestRotationSignsWithBothSecrets(t *testing.T) {
 	}
 	if verify(t, newSecret, got, false) != nil || verify(t, oldSecret, got, false) == nil {
 		t.Fatal("after the overlap only the new secret may verify")
+	}
+}
+
+// Every secret a rotation replaced keeps signing until its own expiry, 24 hours after the
+// rotation that replaced it: rotating again an hour later does not cut the first one off. A
+// delivery carries one signature per live secret, and a receiver holding any of them
+// verifies it with the reference library.
+func TestEachReplacedSecretSignsUntilItsOwnExpiry(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			h := newHarness(t, d, opts{})
+			rc := newReceiver(t, status(204))
+			hook, s1 := h.hook(rc.URL, domain.EventAPIKeyCreated)
+			h.start()
+			_, s2, s1Until, err := h.svc.Webhooks.RotateSecret(ctx, h.owner.Actor, hook.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.clock.Advance(time.Hour)
+			_, s3, s2Until, err := h.svc.Webhooks.RotateSecret(ctx, h.owner.Actor, hook.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s2Until.Equal(h.clock.Now().Add(24*time.Hour)) || !s1Until.Before(s2Until) {
+				t.Fatalf("previous_secret_expires_at %v then %v", s1Until, s2Until)
+			}
+			// deliver sends an event and checks that exactly the secrets valid verify it.
+			deliver := func(when string, valid, invalid []string) {
+				t.Helper()
+				n := rc.count()
+				h.emit("", map[string]string{"when": when}, nil)
+				waitFor(t, "the delivery "+when, func() bool { return rc.count() > n })
+				got := rc.get(rc.count() - 1)
+				if sigs := strings.Fields(got.Header.Get("webhook-signature")); len(sigs) != len(valid) {
+					t.Fatalf("%s: %d signatures (%q), want one per live secret: %d", when, len(sigs), sigs, len(valid))
+				}
+				for i, s := range valid {
+					// The fake clock runs ahead of the receiver's: timestamps are not checked.
+					if err := verify(t, s, got, false); err != nil {
+						t.Fatalf("%s: live secret %d does not verify: %v", when, i, err)
+					}
+				}
+				for i, s := range invalid {
+					if verify(t, s, got, false) == nil {
+						t.Fatalf("%s: expired secret %d still verifies", when, i)
+					}
+				}
+			}
+			deliver("after two rotations", []string{s1, s2, s3}, nil)
+
+			h.clock.Advance(s1Until.Sub(h.clock.Now()) - time.Second)
+			deliver("a second before the first secret expires", []string{s1, s2, s3}, nil)
+			h.clock.Advance(time.Second)
+			deliver("once the first secret expired", []string{s2, s3}, []string{s1})
+			h.clock.Advance(s2Until.Sub(h.clock.Now()) - time.Second)
+			deliver("a second before the second secret expires", []string{s2, s3}, []string{s1})
+			h.clock.Advance(time.Second)
+			deliver("once the second secret expired", []string{s3}, []string{s1, s2})
+		})
 	}
 }
 
@@ -711,5 +773,76 @@ func TestRetryWhileInFlightConflicts(t *testing.T) {
 				t.Fatalf("after the retry: %+v, %d requests", got, rc.count())
 			}
 		})
+	}
+}
+
+// An endpoint, or a workflow tool's subscription, deleted while an attempt to it is in
+// flight took the delivery and its log with it: whatever the endpoint then answers, the
+// attempt is not recorded, quietly (nothing logged above debug), and its job ends there (not
+// retried), on both databases.
+func TestDeletedWhileInFlightEndsQuietly(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		for _, kind := range []string{domain.WebhookKindEndpoint, domain.WebhookKindSubscription} {
+			for _, code := range []int{http.StatusOK, http.StatusInternalServerError, http.StatusGone} {
+				t.Run(fmt.Sprintf("%s/%s/%d", d, kind, code), func(t *testing.T) {
+					ctx := context.Background()
+					logs := &logBuffer{}
+					h := newHarness(t, d, opts{Timeout: time.Minute, Logger: logs.logger()})
+					arrived, deleted := make(chan struct{}), make(chan struct{})
+					var once sync.Once
+					release := func() { once.Do(func() { close(deleted) }) }
+					t.Cleanup(release)
+					rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request, n int) {
+						if n == 1 {
+							close(arrived)
+							select {
+							case <-deleted:
+							case <-r.Context().Done():
+							}
+						}
+						w.WriteHeader(code)
+					})
+					var id string
+					var remove func() error
+					if kind == domain.WebhookKindEndpoint {
+						hook, _ := h.hook(rc.URL, domain.EventAPIKeyCreated)
+						id, remove = hook.ID, func() error { return h.svc.Webhooks.Delete(ctx, h.owner.Actor, hook.ID) }
+					} else {
+						sub := h.subscription(rc.URL, domain.EventAPIKeyCreated)
+						id, remove = sub.ID, func() error { return h.svc.Subscriptions.Delete(ctx, h.owner.Actor, sub.ID) }
+					}
+					h.emit("", nil, nil)
+					ds, err := h.st.Deliveries(ctx, h.owner.Workspace.ID, id, "", 10)
+					if err != nil || len(ds) != 1 {
+						t.Fatalf("deliveries: %v %d", err, len(ds))
+					}
+					h.dispatchNow()
+					select {
+					case <-arrived:
+					case <-time.After(10 * time.Second):
+						t.Fatal("the attempt never arrived")
+					}
+					if err := remove(); err != nil {
+						t.Fatal(err)
+					}
+					release()
+					waitFor(t, "the attempt to end", func() bool { return h.disp.InFlight() == 0 })
+
+					if lines := logs.atLeast(t, slog.LevelInfo); len(lines) != 0 {
+						t.Fatalf("logged:\n%s", strings.Join(lines, "\n"))
+					}
+					if j, err := h.st.Job(ctx, ds[0].ID); !domain.IsCode(err, domain.CodeNotFound) {
+						t.Fatalf("the delivery's job is still there: %+v (%v)", j, err)
+					}
+					// Nothing is attempted again, however long one waits.
+					h.clock.Advance(24 * time.Hour)
+					h.dispatchNow()
+					waitFor(t, "idle", func() bool { return h.disp.InFlight() == 0 })
+					if n := rc.count(); n != 1 {
+						t.Fatalf("%d requests, want 1", n)
+					}
+				})
+			}
+		}
 	}
 }

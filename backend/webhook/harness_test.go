@@ -1,11 +1,14 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -60,7 +63,8 @@ type opts struct {
 	Timeout       time.Duration
 	LeaseDuration time.Duration
 	ShutdownGrace time.Duration
-	AllowList     []string // nil: 127.0.0.1
+	AllowList     []string     // nil: 127.0.0.1
+	Logger        *slog.Logger // the engine's and the sender's; nil: discarded
 }
 
 // node is one replica's delivery machinery: a job engine running the webhook sender.
@@ -80,6 +84,43 @@ func (n *node) InFlight() int { return n.engine.InFlight(domain.JobWebhookDelive
 func (n *node) dispatch(ctx, _ context.Context) { n.engine.ClaimNow(ctx, domain.JobWebhookDelivery) }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// logBuffer keeps what a logger writes (JSON lines, from debug up) for a test to read.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// atLeast returns the lines logged at level or above.
+func (l *logBuffer) atLeast(t *testing.T, level slog.Level) []string {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var rec struct{ Level slog.Level }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec.Level >= level {
+			out = append(out, line)
+		}
+	}
+	return out
+}
 
 // newHarness builds the service and a replica (not started: call start, or drive it with
 // dispatchNow for step-by-step tests). Registration always admits 127.0.0.1; what the
@@ -104,9 +145,12 @@ func (h *harness) node(svc *service.Service, st *store.Store, o opts) *node {
 	if o.Workers == 0 {
 		o.Workers = DefaultWorkers
 	}
-	engine := jobs.New(st, jobs.Config{Clock: h.clock, Logger: quietLogger(), Lease: o.LeaseDuration,
+	if o.Logger == nil {
+		o.Logger = quietLogger()
+	}
+	engine := jobs.New(st, jobs.Config{Clock: h.clock, Logger: o.Logger, Lease: o.LeaseDuration,
 		ShutdownGrace: o.ShutdownGrace, Rand: func() float64 { return 0.5 }}) // no jitter: exact schedule
-	sender := New(st, svc.Webhooks, Config{Clock: h.clock, Logger: quietLogger(), Policy: ssrf.MustPolicy(o.AllowList...),
+	sender := New(st, svc.Webhooks, Config{Clock: h.clock, Logger: o.Logger, Policy: ssrf.MustPolicy(o.AllowList...),
 		Timeout: o.Timeout, Workers: o.Workers, PerEndpoint: o.PerEndpoint, PerWorkspace: o.PerWorkspace})
 	engine.Register(sender.Kind())
 	n := &node{engine: engine, sender: sender}

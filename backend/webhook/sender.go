@@ -43,9 +43,9 @@ const (
 
 // Endpoints is what sending needs of the webhooks service.
 type Endpoints interface {
-	// SigningSecrets returns the secrets that sign a delivery at now (current, and
-	// previous during a rotation's overlap), from their stored form.
-	SigningSecrets(stored domain.WebhookSecrets, now time.Time) ([]string, error)
+	// SigningSecrets returns the secrets that sign a delivery at now (the current one, and
+	// each secret a rotation replaced until its own expiry), from their stored form.
+	SigningSecrets(stored store.StoredSecrets, now time.Time) ([]string, error)
 	// Disable turns an endpoint off in tx for reason and records webhook.disabled; the
 	// service decides what that means for each kind of endpoint (a subscription whose
 	// target answered 410 is deleted).
@@ -242,10 +242,27 @@ func (s *Sender) run(ctx context.Context, j *jobs.Job) error {
 }
 
 // commit records a batch's attempts, marks endpoints healthy or failing, and disables an
-// endpoint that answered 410 or has failed for WebhookDisableAfter.
+// endpoint that answered 410 or has failed for WebhookDisableAfter. An endpoint deleted
+// while attempts to it were in flight took their deliveries and log with it: those attempts
+// have nothing to record and their jobs just end (no retry, no error).
 func (s *Sender) commit(ctx context.Context, tx *store.Tx, done []jobs.Done) error {
 	now := s.cfg.Clock.Now()
+	// Before any delivery row is touched: which endpoints still exist, held until this
+	// transaction ends (see LiveWebhooks).
+	var hookIDs []string
+	seen := map[string]bool{}
+	for _, dn := range done {
+		if d, _ := dn.Job.Data.(*delivery); d != nil && d.target != nil && !seen[d.target.ID] {
+			seen[d.target.ID] = true
+			hookIDs = append(hookIDs, d.target.ID)
+		}
+	}
+	live, err := tx.LiveWebhooks(ctx, hookIDs)
+	if err != nil {
+		return err
+	}
 	var results []store.DeliveryResult
+	var deleted []string // deliveries whose endpoint was deleted meanwhile
 	healthy := map[string]bool{}
 	failing := map[string]*delivery{}
 	gone := map[string]bool{}
@@ -268,11 +285,17 @@ func (s *Sender) commit(ctx context.Context, tx *store.Tx, done []jobs.Done) err
 		default:
 			r.Status = domain.DeliveryFailed
 		}
+		// Handed to the store even if the endpoint is gone: it leaves out deliveries that no
+		// longer exist and ends their jobs.
 		results = append(results, r)
+		hookID := d.target.ID
+		if !live[hookID] {
+			deleted = append(deleted, d.ID)
+			continue // nothing to mark on an endpoint that is gone
+		}
 		if !a.sent {
 			continue
 		}
-		hookID := d.target.ID
 		if a.resp.ok() {
 			// Only an endpoint that was failing has anything to reset.
 			healthy[hookID] = healthy[hookID] || d.target.FailingSince != nil
@@ -285,6 +308,9 @@ func (s *Sender) commit(ctx context.Context, tx *store.Tx, done []jobs.Done) err
 		if a.resp.status == http.StatusGone {
 			gone[hookID] = true
 		}
+	}
+	if len(deleted) > 0 {
+		s.log.Debug("attempts not recorded: their endpoint was deleted meanwhile, with its deliveries", "deliveries", deleted)
 	}
 	if err := tx.RecordDeliveryResults(ctx, results); err != nil {
 		return err

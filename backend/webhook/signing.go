@@ -21,8 +21,8 @@ const (
 const secretPrefix = "whsec_"
 
 // Sign returns the webhook-signature header value for a message: one "v1,<base64 HMAC-SHA256
-// of id.timestamp.body>" per secret, space-separated (during the overlap after a rotation
-// there are two, and receivers accept either). Secrets are "whsec_" + base64 of the key.
+// of id.timestamp.body>" per secret, space-separated (after rotations, one per secret still
+// signing, and receivers accept any). Secrets are "whsec_" + base64 of the key.
 func Sign(secrets []string, msgID string, ts time.Time, body []byte) (string, error) {
 	if len(secrets) == 0 {
 		return "", errors.New("webhook: no signing secret")
