@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -327,6 +329,7 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 		}
 		var pending string         // the floor of a catch-up not done yet
 		var retry <-chan time.Time // when to try it (again)
+		var held []domain.Event    // live events that arrived while a catch-up was pending
 		tries := 0
 		for {
 			select {
@@ -360,7 +363,11 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 					retry = time.After(time.Duration(tries) * 500 * time.Millisecond)
 					continue
 				}
-				pending, retry = "", nil
+				// What arrived live meanwhile goes out with what was missed, in id order: an
+				// event sent before the ones missed ahead of it would be out of order.
+				missed = append(missed, held...)
+				slices.SortFunc(missed, func(a, b domain.Event) int { return strings.Compare(a.ID, b.ID) })
+				pending, retry, held = "", nil, nil
 				for _, e := range missed {
 					if !send(e) {
 						return
@@ -374,6 +381,15 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 					}
 					return
 				}
+				if pending != "" {
+					// A catch-up is under way: hold the event until it is done.
+					if len(held) >= maxHeldEvents {
+						stream.fail(errMissedEvents)
+						return
+					}
+					held = append(held, e)
+					continue
+				}
 				if !send(e) {
 					return
 				}
@@ -382,6 +398,10 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 	}()
 	return stream, nil
 }
+
+// maxHeldEvents bounds the live events a stream holds while it catches up; beyond it the
+// stream ends with errMissedEvents and the subscriber resumes by itself.
+const maxHeldEvents = 10_000
 
 // catchUpMargin is how far before the last event a stream delivered it reads the log again
 // after a resync: an event committed late (its transaction slower than a later one) has an

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,5 +111,64 @@ func TestResyncEndsSubscriptionsOfRevokedKeys(t *testing.T) {
 	}
 	if e := domain.ErrorOf(live.Err()); e == nil || e.Reason != "credential_revoked" {
 		t.Fatalf("end reason %v", live.Err())
+	}
+}
+
+// While a catch-up cannot read the log yet (the database restarting, the pool busy), events
+// arriving live from another replica are held and go out after the missed ones, in order:
+// the subscriber never gets a new event before older ones it missed.
+func TestLiveEventsWaitForAPendingCatchUp(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svcB, stB := servicetest.New(t, store.Postgres, service.Config{})
+	stA, err := store.Open(ctx, stB.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stA.Close() })
+	svcA := servicetest.NewOn(t, stA, service.Config{})
+	owner := servicetest.NewOwner(t, svcA)
+	live, err := svcB.Events.Subscribe(ctx, owner.Actor, domain.EventFilter{Types: []string{"api_key.created"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner.NewKey(t, svcA, domain.ScopeAll) // reaches B live: its listener is up
+	next(t, live.C)
+
+	var lost []string // stored without reaching the bus, as while B's listener was away
+	for range 2 {
+		e := domain.Event{ID: domain.NewID(domain.PrefixEvent), Type: "api_key.created", WorkspaceID: owner.Workspace.ID,
+			Timestamp: time.Now().UTC(), Data: json.RawMessage(`{"id":"key_lost"}`)}
+		if err := stA.Tx(ctx, func(tx *store.Tx) error { return tx.InsertEvent(ctx, e) }); err != nil {
+			t.Fatal(err)
+		}
+		lost = append(lost, e.ID)
+	}
+	// B's pool is held: its catch-up is refused and waits to try again.
+	stB.SetAcquireTimeout(20 * time.Millisecond)
+	stB.SetPoolSize(2)
+	release := make(chan struct{})
+	var held sync.WaitGroup
+	in := make(chan struct{}, 2)
+	for range 2 {
+		held.Go(func() {
+			_ = stB.Tx(ctx, func(*store.Tx) error { in <- struct{}{}; <-release; return nil })
+		})
+	}
+	<-in
+	<-in
+	svcB.Resync()
+	time.Sleep(100 * time.Millisecond)
+	// A new event reaches B live (A's notification) before the catch-up's next try.
+	fresh, _ := owner.NewKey(t, svcA, domain.ScopeAll)
+	time.Sleep(100 * time.Millisecond)
+	close(release)
+	held.Wait()
+	var got []string
+	for range 3 {
+		got = append(got, next(t, live.C).ID)
+	}
+	if got[0] != lost[0] || got[1] != lost[1] {
+		t.Fatalf("received %v, want the missed %v first, then the new event (key %s)", got, lost, fresh.ID)
 	}
 }
