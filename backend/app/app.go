@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/blob"
 	"github.com/switchboard-dev/switchboard/backend/callbacks"
@@ -177,11 +178,18 @@ func checkSecretsKey(ctx context.Context, st *store.Store, svc *service.Service,
 
 // Close stops background work, flushes buffered writes and closes the database.
 func (a *App) Close() {
-	a.Links.Close() // writes the buffered clicks
-	a.Jobs.Close()
-	a.Service.Close()
-	_ = a.Blobs.Close()
-	a.Store.Close()
+	// Each step's time is logged: a stop that takes long says where (a database that stopped
+	// answering bounds each statement, see operations.md).
+	step := func(name string, fn func()) {
+		start := time.Now()
+		fn()
+		a.log.Debug("stop", "step", name, "took", time.Since(start).String())
+	}
+	step("write buffered clicks", a.Links.Close)
+	step("stop background jobs", a.Jobs.Close)
+	step("flush service state", a.Service.Close)
+	step("close media store", func() { _ = a.Blobs.Close() })
+	step("close database", func() { a.Store.Close() })
 	a.unlock()
 }
 

@@ -341,7 +341,7 @@ func TestMigrateRefusesTheDatabaseOfALiveServer(t *testing.T) {
 // process exits well before an orchestrator's hard kill, not when the database thaws.
 func TestStopIsBoundedOnAFrozenDatabase(t *testing.T) {
 	clearEnv(t)
-	t.Setenv("SWITCHBOARD_LOG_LEVEL", "error")
+	t.Setenv("SWITCHBOARD_LOG_LEVEL", "debug") // the stop's steps and their times, shown on failure
 	old := shutdownGrace
 	shutdownGrace = time.Second
 	t.Cleanup(func() { shutdownGrace = old })
@@ -387,11 +387,13 @@ func TestStopIsBoundedOnAFrozenDatabase(t *testing.T) {
 	stop() // SIGTERM
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("serve still stopping 20 s after SIGTERM on a frozen database\n%s", stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve still stopping 30 s after SIGTERM on a frozen database\n%s", stderr.String())
 	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("the stop took %v with a 1 s grace", took)
+	// The grace, then the writes after it (the buffered clicks get up to 10 s): well under
+	// the 30 s above on a loaded machine (a test run with the race detector took 11.6 s).
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the stop took %v with a 1 s grace\n%s", took, stderr.String())
 	}
 	if code := <-answered; code != http.StatusServiceUnavailable && code != 0 {
 		t.Errorf("the visit waiting on the frozen database was answered %d, want 503 (or cut off)", code)
