@@ -63,7 +63,10 @@ export function preflight() {
   return problems;
 }
 
-/** Starts `switchboard serve` and waits until /readyz answers 200. */
+/**
+ * Starts `switchboard serve` and waits until /readyz answers 200. down() and up() stop it and
+ * start it again on the same address and database (the server going away and coming back).
+ */
 export async function startServer() {
   const bin = switchboardBin;
   if (!existsSync(bin)) throw new Error(`switchboard binary not found at ${bin}; run make build (or set SWITCHBOARD_BIN)`);
@@ -73,34 +76,52 @@ export async function startServer() {
   const base = `http://127.0.0.1:${port}`;
   const logPath = join(dir, 'server.log');
   const log = openSync(logPath, 'a');
-  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database-url', `sqlite://${db}`, '--base-url', base], {
-    stdio: ['ignore', log, log],
-    env: { ...process.env },
-  });
-  let exited = null;
-  child.on('exit', (code, signal) => (exited = { code, signal }));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (exited) throw new Error(`switchboard exited early (${JSON.stringify(exited)}):\n${readFileSync(logPath, 'utf8').slice(-4000)}`);
-    try {
-      const res = await fetch(`${base}/readyz`);
-      if (res.status === 200) break;
-    } catch {
-      // not listening yet
+  let running = null; // { child, exited }
+
+  const launch = async () => {
+    const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--database-url', `sqlite://${db}`, '--base-url', base], {
+      stdio: ['ignore', log, log],
+      env: { ...process.env },
+    });
+    const proc = { child, exited: null };
+    child.on('exit', (code, signal) => (proc.exited = { code, signal }));
+    running = proc;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (proc.exited) throw new Error(`switchboard exited early (${JSON.stringify(proc.exited)}):\n${readFileSync(logPath, 'utf8').slice(-4000)}`);
+      try {
+        const res = await fetch(`${base}/readyz`);
+        if (res.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`switchboard not ready after 30s:\n${readFileSync(logPath, 'utf8').slice(-4000)}`);
+      await sleep(100);
     }
-    if (Date.now() > deadline) throw new Error(`switchboard not ready after 30s:\n${readFileSync(logPath, 'utf8').slice(-4000)}`);
-    await sleep(100);
-  }
+  };
+  const halt = async () => {
+    const proc = running;
+    running = null;
+    if (!proc || proc.exited) return;
+    proc.child.kill('SIGTERM');
+    for (let i = 0; i < 50 && !proc.exited; i++) await sleep(100);
+    if (!proc.exited) proc.child.kill('SIGKILL');
+    for (let i = 0; i < 50 && !proc.exited; i++) await sleep(100);
+  };
+
+  await launch();
   return {
     base,
     logPath,
+    /** The SQLite file, for the few tests that must put the server in a state no API reaches (an expired pairing code). */
+    db,
     log: () => readFileSync(logPath, 'utf8'),
+    /** Stops the server, keeping its database and address. */
+    down: halt,
+    /** Starts it again after down(); resolves once it is ready. */
+    up: launch,
     async stop() {
-      if (!exited) {
-        child.kill('SIGTERM');
-        for (let i = 0; i < 50 && !exited; i++) await sleep(100);
-        if (!exited) child.kill('SIGKILL');
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -3,7 +3,8 @@
 // downloads work); a visitor (a fetch from Node with a browser's User-Agent) follows /l/<slug>
 // and is redirected, and the click shows up in the open detail page live, then in the list.
 // The browser is in Asia/Kolkata: the stats are asked for in its days, and the chart's last
-// day is today in Kolkata.
+// day is today in Kolkata. An expired link can still be edited (a new title saves), while a
+// past expiry typed into the form is refused there, announced and focused.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -260,6 +261,57 @@ describe('short links end to end', { timeout: 300_000 }, () => {
     await page.getByRole('heading', { name: /No short links yet|No links match/ }).waitFor(wait);
     const res = await fetch(`${server.base}/l/${slug}`, { redirect: 'manual', headers: { 'User-Agent': chromeUA } });
     assert.equal(res.status, 404);
+  });
+
+  it('edits an expired link: a new title saves; a past expiry typed in is refused, announced and focused', async () => {
+    const expiring = `${slug}-flash`;
+    // The server refuses an expiry in the past, so the link expires 2 s after it is created.
+    const { createLink: flash } = await graphql(page, 'mutation($input: CreateLinkInput!) { createLink(input: $input) { id } }', {
+      input: { url: 'https://example.com/flash-sale', slug: expiring, title: 'Flash sale', expiresAt: new Date(Date.now() + 2000).toISOString() },
+    });
+    await page.waitForTimeout(2500);
+    await page.goto(`${server.base}/user/api/links/${flash.id}`);
+    await page.getByRole('heading', { name: 'Flash sale', level: 1 }).waitFor(wait);
+
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: `Edit ${expiring}` });
+    await dialog.getByLabel(/^Title/).fill('Flash sale (over)');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: `Link ${expiring} saved` }).waitFor(wait);
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('heading', { name: 'Flash sale (over)', level: 1 }).waitFor(wait);
+
+    // Another past expiry is the user's own change: refused before anything is sent.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const expires = dialog.getByLabel(/^Expires at/);
+    await expires.fill('2020-01-01T10:00');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'Choose a time in the future.' }).waitFor(wait);
+    assert.equal(await expires.getAttribute('aria-invalid'), 'true');
+    const description = await expires.evaluate((el) =>
+      (el.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .map((id) => document.getElementById(id)?.textContent)
+        .join(' '),
+    );
+    assert.match(description, /Choose a time in the future\./);
+    // Focus is on the field to fix, not left on the Save button.
+    await expires.evaluate(
+      (el) =>
+        new Promise((resolve, reject) => {
+          const deadline = Date.now() + 5000;
+          (function check() {
+            if (document.activeElement === el) resolve();
+            else if (Date.now() > deadline) reject(new Error(`focus is on ${document.activeElement?.outerHTML.slice(0, 120)}`));
+            else setTimeout(check, 50);
+          })();
+        }),
+    );
+    await settled(page);
+    assert.deepEqual(await seriousViolations(page), []);
+    await screenshot(page, 'links-05-expired-edit');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 
   it('no console errors', () => {

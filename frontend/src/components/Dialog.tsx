@@ -3,6 +3,7 @@ import * as RadixAlert from '@radix-ui/react-alert-dialog';
 import { X } from 'lucide-react';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Button } from './Button';
+import { Form } from './Form';
 import { InlineError } from './States';
 import styles from './Dialog.module.css';
 
@@ -16,8 +17,11 @@ export interface DialogProps {
   wide?: boolean;
   /** Keep the dialog open when the user clicks outside it (Escape still closes). */
   modalStrict?: boolean;
-  /** When set, the body and footer are wrapped in a form with this submit handler. */
-  onSubmit?: (e: FormEvent<HTMLFormElement>) => void;
+  /**
+   * When set, the body and footer are wrapped in a Form with this submit handler: after a
+   * failed submit, focus moves to the first invalid field.
+   */
+  onSubmit?: (e: FormEvent<HTMLFormElement>) => unknown;
 }
 
 /** On open, focus [data-autofocus] or the first form field rather than the Close button. */
@@ -138,9 +142,7 @@ export function Dialog({ open, onOpenChange, title, description, children, foote
             </RadixDialog.Close>
           </div>
           {onSubmit ? (
-            <form onSubmit={onSubmit} noValidate>
-              {inner}
-            </form>
+            <Form onSubmit={onSubmit}>{inner}</Form>
           ) : (
             inner
           )}

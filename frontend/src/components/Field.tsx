@@ -7,7 +7,11 @@ interface ControlProps {
   'aria-invalid'?: boolean;
 }
 
-/** A labelled form control with an optional hint and an inline error tied to it. */
+/**
+ * A labelled form control with an optional hint and an inline error tied to it: the control
+ * is aria-invalid and described by the error, and the error is an alert, so it is announced
+ * when it appears. Form moves focus to the first invalid control after a failed submit.
+ */
 export function Field({
   label,
   hint,
@@ -40,7 +44,7 @@ export function Field({
         </div>
       )}
       {error && (
-        <div id={errorId} className={styles.error}>
+        <div id={errorId} className={styles.error} role="alert">
           {error}
         </div>
       )}

@@ -83,10 +83,11 @@ export function ErrorState({
   );
 }
 
+/** An error message; focusable (not in the tab order) so a failed submit can move focus to it. */
 export function InlineError({ children, id }: { children: ReactNode; id?: string }) {
   if (!children) return null;
   return (
-    <div className={styles.inlineError} role="alert" id={id}>
+    <div className={styles.inlineError} role="alert" id={id} tabIndex={-1}>
       <CircleAlert size={16} aria-hidden="true" style={{ flexShrink: 0, marginTop: 2 }} />
       <div>{children}</div>
     </div>

@@ -1,9 +1,10 @@
-import { render, screen, waitFor } from '@testing-library/react';
+import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { useQuery } from 'urql';
+import { useQuery, useSubscription } from 'urql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Button } from '../components/Button';
-import { ViewerDocument } from '../graphql/generated';
+import { LinkEventsDocument, ViewerDocument } from '../graphql/generated';
+import { liveRetryDelay } from '../lib/client';
 import { ClientProvider } from '../lib/ClientProvider';
 import { ReachabilityNotice } from './ReachabilityNotice';
 
@@ -30,8 +31,63 @@ function Page() {
   );
 }
 
+/**
+ * A browser WebSocket to a graphql-transport-ws server that accepts every connection: the
+ * test opens each socket (the server answers) or drops it (the server went away).
+ */
+class FakeSocket {
+  static readonly CONNECTING = 0;
+  static readonly OPEN = 1;
+  static readonly CLOSING = 2;
+  static readonly CLOSED = 3;
+  static all: FakeSocket[] = [];
+  readyState = FakeSocket.CONNECTING;
+  sent: { type: string }[] = [];
+  onopen: ((e: unknown) => void) | null = null;
+  onclose: ((e: { code: number; reason: string }) => void) | null = null;
+  onerror: ((e: unknown) => void) | null = null;
+  onmessage: ((e: { data: string }) => void) | null = null;
+  constructor(
+    readonly url: string,
+    readonly protocol: string,
+  ) {
+    FakeSocket.all.push(this);
+  }
+  send(data: string) {
+    const message = JSON.parse(data) as { type: string };
+    this.sent.push(message);
+    if (message.type === 'connection_init') queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: 'connection_ack' }) }));
+  }
+  close(code = 1000, reason = '') {
+    if (this.readyState === FakeSocket.CLOSED) return;
+    this.readyState = FakeSocket.CLOSED;
+    this.onclose?.({ code, reason });
+  }
+  open() {
+    this.readyState = FakeSocket.OPEN;
+    this.onopen?.({});
+  }
+  /** The connection breaks (server down): the browser reports close code 1006. */
+  drop() {
+    this.close(1006);
+  }
+}
+
+/** A page with live updates (a subscription) and a query, as the Instances and Links pages have. */
+function LivePage() {
+  useSubscription({ query: LinkEventsDocument, variables: { types: ['link.created'] } });
+  const [result] = useQuery({ query: ViewerDocument });
+  return (
+    <>
+      <ReachabilityNotice />
+      <p>{result.data?.viewer.user?.email ?? 'Loading…'}</p>
+    </>
+  );
+}
+
 afterEach(() => {
   vi.unstubAllGlobals();
+  FakeSocket.all = [];
 });
 
 describe('ReachabilityNotice', () => {
@@ -85,4 +141,38 @@ describe('ReachabilityNotice', () => {
     await user.click(screen.getByRole('button', { name: 'Reload' }));
     await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent(/Can't reach Switchboard/));
   });
+
+  it('says so on every page as soon as the live connection drops, and clears once it is back', async () => {
+    const fetchMock = vi.fn().mockImplementation(() => Promise.resolve(json({ data: viewer })));
+    vi.stubGlobal('fetch', fetchMock);
+    vi.stubGlobal('WebSocket', FakeSocket);
+    render(
+      <ClientProvider>
+        <LivePage />
+      </ClientProvider>,
+    );
+    expect(await screen.findByText('ada@example.com')).toBeInTheDocument();
+    await waitFor(() => expect(FakeSocket.all).toHaveLength(1));
+    act(() => FakeSocket.all[0]?.open());
+    await waitFor(() => expect(FakeSocket.all[0]?.sent.map((m) => m.type)).toContain('subscribe'));
+    expect(screen.getByRole('status')).toHaveTextContent('');
+
+    // The server goes away: the notice shows without the user doing anything.
+    act(() => FakeSocket.all[0]?.drop());
+    await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent(/^Can't reach Switchboard — showing data from .*; retrying…$/));
+    expect(screen.getByText('ada@example.com')).toBeInTheDocument();
+
+    // The first reconnect comes quickly; once connected the notice goes and the page is fetched again.
+    await waitFor(() => expect(FakeSocket.all).toHaveLength(2), { timeout: 3000 });
+    const fetches = fetchMock.mock.calls.length;
+    act(() => FakeSocket.all[1]?.open());
+    await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent(''));
+    await waitFor(() => expect(FakeSocket.all[1]?.sent.map((m) => m.type)).toContain('subscribe'));
+    await waitFor(() => expect(fetchMock.mock.calls.length).toBeGreaterThan(fetches));
+  });
+
+  it('retries the live connection quickly at first, then at most every 10 s', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 20].map(liveRetryDelay)).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000, 10_000]);
+  });
 });
+

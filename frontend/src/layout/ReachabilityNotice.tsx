@@ -6,8 +6,9 @@ import styles from './ReachabilityNotice.module.css';
 
 /**
  * Says, under the top bar of every console page, that Switchboard cannot be reached and how
- * old the data on screen is, until a request succeeds again. Pages keep what they showed (see
- * lib/reachability.ts). Like Toast, the status region is always in the page, empty while the
+ * old the data on screen is: from a request that got no answer, or at once when the live
+ * connection of a page with live updates drops; until requests succeed and the live connection
+ * is back. Pages keep what they showed (see lib/reachability.ts). Like Toast, the status region is always in the page, empty while the
  * server answers, so screen readers announce the message when it appears.
  */
 export function ReachabilityNotice() {

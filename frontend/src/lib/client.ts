@@ -1,5 +1,6 @@
 import { Client, cacheExchange, fetchExchange, mapExchange, subscriptionExchange } from 'urql';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import { coalesceExchange } from './coalesce';
 import { createReachability, type Reachability } from './reachability';
 
 /**
@@ -36,6 +37,17 @@ export interface ConsoleClient {
   dispose(): void;
 }
 
+/**
+ * How long the live connection waits before its next reconnect: quick at first (0.5 s, 1 s,
+ * 2 s, ...), so live updates resume soon after a short outage, and at most 10 s.
+ */
+export function liveRetryDelay(retries: number): number {
+  return Math.min(500 * 2 ** retries, 10_000);
+}
+
+/** A close the client asked for (no subscription left, sign-out): not a lost connection. */
+const NORMAL_CLOSURE = 1000;
+
 function websocketURL(): string {
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   return `${proto}//${window.location.host}/graphql`;
@@ -48,6 +60,12 @@ export function createConsoleClient(): ConsoleClient {
     state = next;
     listeners.forEach((l) => l(next));
   };
+
+  // Cuts the current reconnect wait short: the server answered, or the user asked to retry.
+  let wakeLive: (() => void) | null = null;
+  const reachability = createReachability({ onAnswer: () => wakeLive?.() });
+  // Subscriptions in use: a connection lost while none is wants no reconnecting.
+  let listening = 0;
 
   let ws: WsClient | null = null;
   const getWs = (): WsClient => {
@@ -67,20 +85,33 @@ export function createConsoleClient(): ConsoleClient {
         }
         return true;
       },
-      retryWait: async (retries) => {
-        const ms = Math.min(1000 * 2 ** retries, 15000);
-        await new Promise((r) => setTimeout(r, ms));
-      },
+      retryWait: (retries) =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            wakeLive = null;
+            resolve();
+          };
+          const timer = setTimeout(done, liveRetryDelay(retries));
+          wakeLive = done;
+        }),
       on: {
         connecting: () => setState('connecting'),
-        connected: () => setState('connected'),
-        closed: () => setState('closed'),
+        connected: () => {
+          setState('connected');
+          reachability.setLive(true);
+        },
+        closed: (event) => {
+          setState('closed');
+          // Dropped under pages that listen: they say so at once (ReachabilityNotice).
+          const code = (event as { code?: number } | null)?.code;
+          if (listening > 0 && code !== NORMAL_CLOSURE) reachability.setLive(false);
+        },
       },
     });
     return ws;
   };
 
-  const reachability = createReachability();
   const client = new Client({
     url: '/graphql',
     // A page visited before shows its cached data at once and is fetched again, so data goes
@@ -100,14 +131,33 @@ export function createConsoleClient(): ConsoleClient {
       }),
       cacheExchange,
       reachability.exchange,
+      coalesceExchange,
       fetchExchange,
       subscriptionExchange({
         forwardSubscription(request) {
           const input = { ...request, query: request.query ?? '' };
           return {
             subscribe(sink) {
-              const unsubscribe = getWs().subscribe(input, sink);
-              return { unsubscribe };
+              listening++;
+              let done = false;
+              const release = () => {
+                if (done) return;
+                done = true;
+                // Nothing listens any more: a lost connection no longer matters.
+                if (--listening === 0) reachability.setLive(true);
+              };
+              const observer: typeof sink = {
+                next: (value) => sink.next(value),
+                error: (e) => (release(), sink.error(e)),
+                complete: () => (release(), sink.complete()),
+              };
+              const unsubscribe = getWs().subscribe(input, observer);
+              return {
+                unsubscribe() {
+                  release();
+                  unsubscribe();
+                },
+              };
             },
           };
         },

@@ -12,6 +12,12 @@ export interface Reachability {
   subscribe(listener: (state: ReachabilityState) => void): () => void;
   /** Asks the server again now rather than at the next scheduled retry. */
   retryNow(): void;
+  /**
+   * Reports the live connection (the websocket of subscriptions): lost when it dropped while
+   * pages listen on it, back when it is connected again or nothing listens any more. While it
+   * is lost Switchboard counts as unreachable, so every page says so at once.
+   */
+  setLive(ok: boolean): void;
   /** Goes between the cache and the transports: sees every request that reaches the server. */
   exchange: Exchange;
   dispose(): void;
@@ -23,6 +29,8 @@ export interface ReachabilityOptions {
   now?: () => Date;
   /** Milliseconds between retries while unreachable; the last one repeats. */
   retryDelays?: number[];
+  /** Called when the server answers while the live connection is lost, or on retryNow: reconnect it now. */
+  onAnswer?: () => void;
 }
 
 /** No answer at all (offline, server down, connection refused) or a 5xx from it or a proxy. */
@@ -49,19 +57,24 @@ async function probeGraphQL(): Promise<boolean> {
 
 /**
  * Tracks whether Switchboard can be reached, in one place for every page. When a request fails
- * because the server is unreachable (or answers 5xx), a query that has shown data before keeps
- * that data instead of an error (the layout says how old it is), the server is asked again
- * with growing pauses, and once it answers every query on screen is fetched again.
+ * because the server is unreachable (or answers 5xx), or the live connection drops, a query
+ * that has shown data before keeps that data instead of an error (the layout says how old it
+ * is), the server is asked again with growing pauses, and once it answers (and the live
+ * connection is back) every query on screen is fetched again: live events may have been missed.
  */
-export function createReachability({ probe = probeGraphQL, now = () => new Date(), retryDelays = [1000, 2000, 4000, 8000, 10000] }: ReachabilityOptions = {}): Reachability {
+export function createReachability({
+  probe = probeGraphQL,
+  now = () => new Date(),
+  retryDelays = [1000, 2000, 4000, 8000, 10000],
+  onAnswer,
+}: ReachabilityOptions = {}): Reachability {
   let lastSuccessAt: Date | null = null;
+  // Requests fail for want of an answer; the live connection dropped.
+  let requestsDown = false;
+  let liveDown = false;
   // A new object only when reachable changes, so listeners (and React) hear of transitions only.
   let state: ReachabilityState = { reachable: true, lastSuccessAt };
   const listeners = new Set<(state: ReachabilityState) => void>();
-  const set = (next: ReachabilityState) => {
-    state = next;
-    listeners.forEach((l) => l(state));
-  };
 
   let client: Client | null = null;
   // Queries sent to the server, by key; the client re-runs only those still on screen.
@@ -83,23 +96,33 @@ export function createReachability({ probe = probeGraphQL, now = () => new Date(
   const tryAgain = async () => {
     stopRetrying();
     const ok = await probe();
-    if (state.reachable) return; // a request succeeded meanwhile
+    if (!requestsDown) return; // a request succeeded meanwhile
     if (ok) succeeded();
     else scheduleRetry();
   };
 
+  /** Tells listeners when reachable changes; on the way back, pages get fresh results. */
+  const update = () => {
+    const reachable = !requestsDown && !liveDown;
+    if (reachable === state.reachable) return;
+    state = { reachable, lastSuccessAt };
+    listeners.forEach((l) => l(state));
+    // Pages that kept older data, or showed an error, get fresh results.
+    if (reachable) for (const op of queries.values()) client?.reexecuteOperation(makeOperation('query', op, { ...op.context, requestPolicy: 'network-only' }));
+  };
   const succeeded = () => {
     lastSuccessAt = now();
-    if (state.reachable) return;
+    if (liveDown) onAnswer?.();
+    if (!requestsDown) return;
     stopRetrying();
     attempt = 0;
-    set({ reachable: true, lastSuccessAt });
-    // Pages that kept older data, or showed an error, get fresh results.
-    for (const op of queries.values()) client?.reexecuteOperation(makeOperation('query', op, { ...op.context, requestPolicy: 'network-only' }));
+    requestsDown = false;
+    update();
   };
   const failed = () => {
-    if (!state.reachable) return;
-    set({ reachable: false, lastSuccessAt });
+    if (requestsDown) return;
+    requestsDown = true;
+    update();
     scheduleRetry();
   };
 
@@ -131,7 +154,12 @@ export function createReachability({ probe = probeGraphQL, now = () => new Date(
       return () => listeners.delete(listener);
     },
     retryNow() {
-      if (!state.reachable) void tryAgain();
+      if (liveDown) onAnswer?.();
+      if (requestsDown) void tryAgain();
+    },
+    setLive(ok) {
+      liveDown = !ok;
+      update();
     },
     exchange,
     dispose() {

@@ -8,11 +8,55 @@ import { renderWithClient } from '../../test/render';
 import { SignInPage } from './SignInPage';
 import { SignUpPage } from './SignUpPage';
 
+const signedOut = () => ({ data: { viewer: { __typename: 'Viewer', user: null, workspace: null } } });
+const signedIn = () => ({
+  data: {
+    viewer: {
+      __typename: 'Viewer',
+      user: { __typename: 'User', id: 'usr_1', email: 'ada@example.com', name: 'Ada' },
+      workspace: { __typename: 'Workspace', id: 'ws_1', name: 'Ada', createdAt: '2025-01-01T00:00:00Z' },
+    },
+  },
+});
+
+/** The auth pages and two console pages, to see where a visitor ends up. */
+const pages = (
+  <Routes>
+    <Route path="/sign-in" element={<SignInPage />} />
+    <Route path="/sign-up" element={<SignUpPage />} />
+    <Route path="/api" element={<h1>Overview</h1>} />
+    <Route path="/api/keys" element={<h1>API keys</h1>} />
+  </Routes>
+);
+
+describe('sign-in and sign-up when already signed in', () => {
+  it('sign-in sends the user on to where ?next= says', async () => {
+    const { client } = mockClient({ Viewer: signedIn });
+    renderWithClient(pages, { client, route: '/sign-in?next=%2Fuser%2Fapi%2Fkeys', session: null });
+    expect(await screen.findByRole('heading', { name: 'API keys' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Sign in' })).not.toBeInTheDocument();
+  });
+
+  it('sign-up sends the user to the console', async () => {
+    const { client } = mockClient({ Viewer: signedIn });
+    renderWithClient(pages, { client, route: '/sign-up', session: null });
+    expect(await screen.findByRole('heading', { name: 'Overview' })).toBeInTheDocument();
+  });
+
+  it('a signed-out visitor stays on the form', async () => {
+    const viewer = vi.fn(signedOut);
+    const { client } = mockClient({ Viewer: viewer });
+    renderWithClient(pages, { client, route: '/sign-in?next=%2Fuser%2Fapi%2Fkeys', session: null });
+    await waitFor(() => expect(viewer).toHaveBeenCalled());
+    expect(screen.getByRole('button', { name: 'Sign in' })).toBeInTheDocument();
+  });
+});
+
 describe('SignInPage', () => {
   it('shows one generic inline error for bad credentials and stays on the page', async () => {
     const user = userEvent.setup();
     const signIn = vi.fn(() => ({ errors: [{ message: 'invalid email or password', extensions: { code: 'UNAUTHENTICATED' } }] }));
-    const { client } = mockClient({ SignIn: signIn });
+    const { client } = mockClient({ SignIn: signIn, Viewer: signedOut });
     const { reset } = renderWithClient(<SignInPage />, { client, route: '/sign-in', path: '/sign-in', session: null });
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(screen.getByText('Enter your email address.')).toBeInTheDocument();
@@ -29,7 +73,7 @@ describe('SignInPage', () => {
 
   it('goes back to the page it came from after signing in', async () => {
     const user = userEvent.setup();
-    const { client } = mockClient({ SignIn: () => ({ data: { signIn: { user: { id: 'usr_1', email: 'a@b.c', name: 'A' } } } }) });
+    const { client } = mockClient({ SignIn: () => ({ data: { signIn: { user: { id: 'usr_1', email: 'a@b.c', name: 'A' } } } }), Viewer: signedOut });
     const { reset } = renderWithClient(<SignInPage />, {
       client,
       route: '/sign-in?next=%2Fuser%2Fapi%2Fkeys',
@@ -47,7 +91,7 @@ describe('SignInPage', () => {
   it('confirms that the user signed out, as a status message', async () => {
     const user = userEvent.setup();
     const signOut = vi.fn(() => ({ data: { signOut: true } }));
-    const { client } = mockClient({ SignOut: signOut });
+    const { client } = mockClient({ SignOut: signOut, Viewer: signedOut });
     const { reset } = renderWithClient(
       <Routes>
         <Route path="/api" element={<AppShell>console</AppShell>} />
@@ -66,7 +110,7 @@ describe('SignInPage', () => {
 
   it('does not claim a sign-out the server did not confirm', async () => {
     const user = userEvent.setup();
-    const { client } = mockClient({ SignOut: () => ({ networkError: new Error('offline') }) });
+    const { client } = mockClient({ SignOut: () => ({ networkError: new Error('offline') }), Viewer: signedOut });
     renderWithClient(
       <Routes>
         <Route path="/api" element={<AppShell>console</AppShell>} />
@@ -80,14 +124,14 @@ describe('SignInPage', () => {
   });
 
   it('says nothing about signing out when the user just arrives at sign-in', () => {
-    const { client } = mockClient({});
+    const { client } = mockClient({ Viewer: signedOut });
     renderWithClient(<SignInPage />, { client, route: '/sign-in?next=%2Fuser%2Fapi', path: '/sign-in', session: null });
     expect(screen.queryByText('You are signed out.')).not.toBeInTheDocument();
     expect(screen.queryByRole('status')).not.toBeInTheDocument();
   });
 
   it('shows the signed-out message from the router state only', () => {
-    const { client } = mockClient({});
+    const { client } = mockClient({ Viewer: signedOut });
     renderWithClient(<SignInPage />, {
       client,
       route: { pathname: '/sign-in', state: { signedOut: true } },
@@ -98,7 +142,7 @@ describe('SignInPage', () => {
   });
 
   it('explains an expired session', () => {
-    const { client } = mockClient({});
+    const { client } = mockClient({ Viewer: signedOut });
     renderWithClient(<SignInPage />, { client, route: '/sign-in?reason=expired', path: '/sign-in', session: null });
     expect(screen.getByText(/session has ended/)).toBeInTheDocument();
   });
@@ -109,6 +153,7 @@ describe('SignUpPage', () => {
     const user = userEvent.setup();
     const { client } = mockClient({
       SignUp: () => ({ errors: [{ message: 'email already registered', extensions: { code: 'CONFLICT' } }] }),
+      Viewer: signedOut,
     });
     renderWithClient(<SignUpPage />, { client, route: '/sign-up', path: '/sign-up', session: null });
     await user.click(screen.getByRole('button', { name: 'Create account' }));

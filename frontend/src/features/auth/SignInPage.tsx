@@ -1,14 +1,16 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useClient } from 'urql';
 import { Button } from '../../components/Button';
 import { Field } from '../../components/Field';
+import { Form } from '../../components/Form';
 import { InlineError, Notice } from '../../components/States';
 import { SignInDocument } from '../../graphql/generated';
 import { useResetClient } from '../../lib/clientContext';
 import { errorCode, errorMessage } from '../../lib/errors';
 import { safeNext, type SignInState } from '../../lib/session';
 import { AuthLayout } from './AuthLayout';
+import { useSignedIn } from './useSignedIn';
 import authStyles from './AuthLayout.module.css';
 
 export function SignInPage() {
@@ -22,6 +24,7 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<{ email?: string; password?: string; form?: string }>({});
   const [busy, setBusy] = useState(false);
+  const signedIn = useSignedIn();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -49,6 +52,7 @@ export function SignInPage() {
     navigate(safeNext(next), { replace: true });
   };
 
+  if (signedIn) return <Navigate to={safeNext(next)} replace />;
   return (
     <AuthLayout
       title="Sign in to Switchboard"
@@ -59,7 +63,7 @@ export function SignInPage() {
         </>
       }
     >
-      <form className={authStyles.form} onSubmit={submit} noValidate>
+      <Form className={authStyles.form} onSubmit={submit}>
         {signedOut && (
           <Notice tone="success" role="status">
             You are signed out.
@@ -91,7 +95,7 @@ export function SignInPage() {
         <Button type="submit" variant="primary" className={authStyles.submit} loading={busy}>
           Sign in
         </Button>
-      </form>
+      </Form>
     </AuthLayout>
   );
 }

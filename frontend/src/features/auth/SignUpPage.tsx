@@ -1,14 +1,16 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useClient } from 'urql';
 import { Button } from '../../components/Button';
 import { Field } from '../../components/Field';
+import { Form } from '../../components/Form';
 import { InlineError } from '../../components/States';
 import { SignUpDocument } from '../../graphql/generated';
 import { useResetClient } from '../../lib/clientContext';
 import { errorCode, errorMessage, fieldErrors } from '../../lib/errors';
 import { safeNext } from '../../lib/session';
 import { AuthLayout } from './AuthLayout';
+import { useSignedIn } from './useSignedIn';
 import authStyles from './AuthLayout.module.css';
 
 type Errors = { name?: string; email?: string; password?: string; form?: string };
@@ -26,6 +28,7 @@ export function SignUpPage() {
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
+  const signedIn = useSignedIn();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -53,6 +56,7 @@ export function SignUpPage() {
     navigate(safeNext(next), { replace: true });
   };
 
+  if (signedIn) return <Navigate to={safeNext(next)} replace />;
   return (
     <AuthLayout
       title="Create your account"
@@ -63,7 +67,7 @@ export function SignUpPage() {
         </>
       }
     >
-      <form className={authStyles.form} onSubmit={submit} noValidate>
+      <Form className={authStyles.form} onSubmit={submit}>
         <InlineError>{errors.form}</InlineError>
         <Field label="Name" error={errors.name}>
           <input className="input" name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
@@ -84,7 +88,7 @@ export function SignUpPage() {
         <Button type="submit" variant="primary" className={authStyles.submit} loading={busy}>
           Create account
         </Button>
-      </form>
+      </Form>
     </AuthLayout>
   );
 }

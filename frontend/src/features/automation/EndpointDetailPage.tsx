@@ -7,6 +7,7 @@ import { Button } from '../../components/Button';
 import { Card } from '../../components/Card';
 import { ConfirmDialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
+import { Form } from '../../components/Form';
 import { PageHeader } from '../../components/PageHeader';
 import { EmptyState, ErrorState, InlineError, Loading, Notice } from '../../components/States';
 import { Table } from '../../components/Table';
@@ -249,20 +250,20 @@ function TestPayload({ endpoint, onSent }: { endpoint: AutomationEndpointFieldsF
 
   return (
     <Card title="Send test payload" id="test" description="Runs everything a tool’s call does (schema, event, action) except the verification.">
-      <div className="stack" style={{ gap: 10 }}>
+      <Form className="stack" style={{ gap: 10 }} onSubmit={send}>
         <Field label="Payload (JSON)" error={error}>
           <textarea className={`textarea mono ${styles.code}`} rows={8} spellCheck={false} value={payload} onChange={(e) => setPayload(e.target.value)} />
         </Field>
         {!endpoint.enabled && <Notice>This endpoint is disabled and refuses every call: enable it to send a test payload.</Notice>}
         <div className="row">
-          <Button variant="primary" icon={<Send size={14} aria-hidden="true" />} loading={busy} onClick={send} disabled={!endpoint.enabled}>
+          <Button type="submit" variant="primary" icon={<Send size={14} aria-hidden="true" />} loading={busy} disabled={!endpoint.enabled}>
             Send test payload
           </Button>
         </div>
         <p role="status" className="muted" style={{ margin: 0 }}>
           {sent}
         </p>
-      </div>
+      </Form>
     </Card>
   );
 }

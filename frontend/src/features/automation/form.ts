@@ -245,13 +245,12 @@ function fieldOf(field: string): keyof EndpointFormValues | undefined {
   return known.find((k) => k === f);
 }
 
-/** Puts the server's INVALID and CONFLICT errors under the fields they name; the rest above the form. */
+/** Puts the server's errors under the fields they name (INVALID, CONFLICT or any other code); the rest above the form. */
 export function toFormErrors(error: CombinedError | undefined): EndpointFormErrors {
   const out: EndpointFormErrors = {};
   for (const e of error?.graphQLErrors ?? []) {
-    const code = e.extensions?.code;
     const field = typeof e.extensions?.field === 'string' ? fieldOf(e.extensions.field) : undefined;
-    if (field && (code === 'INVALID' || code === 'CONFLICT')) out[field] = e.message;
+    if (field) out[field] = e.message;
   }
   if (!Object.keys(out).length) out.form = errorMessage(error) || 'Something went wrong. Try again.';
   return out;

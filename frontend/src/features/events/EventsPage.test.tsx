@@ -1,10 +1,16 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { useLocation } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { makeSubject } from 'wonka';
 import { mockClient, type MockResponse } from '../../test/mockClient';
 import { renderWithClient } from '../../test/render';
 import { EventsPage } from './EventsPage';
+
+/** Shows the page's query string, as the address bar would. */
+function Address() {
+  return <output data-testid="address">{useLocation().search}</output>;
+}
 
 function event(id: string, type: string, ts: string) {
   return { __typename: 'Event', id, type, timestamp: ts, workspaceId: 'ws_1', data: { id } };
@@ -67,4 +73,41 @@ describe('EventsPage', () => {
     renderWithClient(<EventsPage />, { client });
     expect(await screen.findByText('Waiting for events')).toBeInTheDocument();
   });
+
+  it('keeps the type filter in the URL, so a reload or Back shows the same events', async () => {
+    const user = userEvent.setup();
+    const recent: Record<string, unknown>[] = [];
+    const { client } = mockClient({
+      EventTypes: () => ({
+        data: {
+          eventTypes: [
+            { type: 'api_key.created', description: 'A key was created', sample: {} },
+            { type: 'link.created', description: 'A link was created', sample: {} },
+          ],
+        },
+      }),
+      RecentEvents: (vars) => {
+        recent.push(vars);
+        return { data: { events: { nodes: [], hasMore: false, nextCursor: null } } };
+      },
+      LiveEvents: () => makeSubject<MockResponse>().source,
+    });
+    renderWithClient(
+      <>
+        <EventsPage />
+        <Address />
+      </>,
+      { client, route: '/api/events?type=link.created' },
+    );
+    expect(await screen.findByRole('button', { name: 'link.created' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByRole('button', { name: 'All' })).toHaveAttribute('aria-pressed', 'false');
+    await waitFor(() => expect(recent[0]).toMatchObject({ types: ['link.created'] }));
+
+    await user.click(screen.getByRole('button', { name: 'api_key.created' }));
+    expect(screen.getByTestId('address')).toHaveTextContent('?type=api_key.created&type=link.created');
+    await waitFor(() => expect(recent.at(-1)).toMatchObject({ types: ['api_key.created', 'link.created'] }));
+    await user.click(screen.getByRole('button', { name: 'All' }));
+    expect(screen.getByTestId('address')).toHaveTextContent(/^$/);
+  });
 });
+

@@ -1,5 +1,6 @@
 import { ChevronRight, Pause, Play, Radio } from 'lucide-react';
 import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
 import { Badge } from '../../components/Badge';
 import { Button } from '../../components/Button';
@@ -22,14 +23,31 @@ function StatusBadge({ paused, state }: { paused: boolean; state: string }) {
   return <Badge tone="neutral" dot>Offline</Badge>;
 }
 
+/** The type filter lives in the URL (?type=a&type=b), so a reload, Back and a shared link keep it. */
+function useTypeFilter(): [string[], (next: string[]) => void] {
+  const [params, setParams] = useSearchParams();
+  const types = [...new Set(params.getAll('type'))].sort();
+  const setTypes = (next: string[]) =>
+    setParams(
+      (old) => {
+        const p = new URLSearchParams(old);
+        p.delete('type');
+        for (const t of next) p.append('type', t);
+        return p;
+      },
+      { replace: true },
+    );
+  return [types, setTypes];
+}
+
 export function EventsPage() {
-  const [types, setTypes] = useState<string[]>([]);
+  const [types, setTypes] = useTypeFilter();
   const [paused, setPaused] = useState(false);
   const [eventTypes] = useQuery({ query: EventTypesDocument });
   const live = useLiveEvents(types, paused);
   const connection = useConnectionState();
 
-  const toggleType = (t: string) => setTypes((cur) => (cur.includes(t) ? cur.filter((x) => x !== t) : [...cur, t].sort()));
+  const toggleType = (t: string) => setTypes(types.includes(t) ? types.filter((x) => x !== t) : [...types, t].sort());
 
   const resume = () => {
     live.flush();

@@ -74,6 +74,8 @@ export function CreateKeyDialog({
       const f = fieldErrors(result.error);
       const next: Errors = { name: f.name, scopes: f.scopes, expiresAt: f.expiresAt, allowedOrigins: f.allowedOrigins };
       if (!Object.values(next).some(Boolean)) next.form = errorMessage(result.error) || 'Could not create the key.';
+      // An error about the origins is shown under their field, which may be folded away.
+      if (next.allowedOrigins) setShowAdvanced(true);
       setErrors(next);
       return;
     }

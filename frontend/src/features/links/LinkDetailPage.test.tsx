@@ -179,6 +179,37 @@ describe('LinkDetailPage', () => {
     expect(screen.getByTestId('toast')).toHaveTextContent('Link launch saved');
   });
 
+  it('saves a new title of an expired link; a past expiry typed in is refused, announced and focused', async () => {
+    const user = userEvent.setup();
+    const expired = link({ expiresAt: '2025-01-02T00:00:00.000Z' });
+    const update = vi.fn((v: Record<string, unknown>) => ({ data: { updateLink: { ...expired, ...(v.input as object) } } }));
+    const { client } = setup({ Link: () => ({ data: { link: { ...expired, metadata: {} } } }), UpdateLink: update });
+    renderWithClient(<LinkDetailPage />, { client, ...route });
+
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    let dialog = await screen.findByRole('dialog', { name: 'Edit launch' });
+    await user.clear(within(dialog).getByLabelText(/^Title/));
+    await user.type(within(dialog).getByLabelText(/^Title/), 'Launch week');
+    await user.click(within(dialog).getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(screen.queryByText('Choose a time in the future.')).not.toBeInTheDocument();
+    expect(update).toHaveBeenCalledWith({ id: 'lnk_1', input: { title: 'Launch week' } }, expect.anything());
+
+    // Changing the expiry to another past time is refused before anything is sent.
+    await user.click(screen.getByRole('button', { name: 'Edit' }));
+    dialog = await screen.findByRole('dialog', { name: 'Edit launch' });
+    const expires = within(dialog).getByLabelText(/^Expires at/);
+    await user.clear(expires);
+    await user.type(expires, '2025-01-03T10:00');
+    await user.click(within(dialog).getByRole('button', { name: 'Save changes' }));
+    const error = await within(dialog).findByText('Choose a time in the future.');
+    expect(error).toHaveAttribute('role', 'alert');
+    expect(expires).toHaveAttribute('aria-invalid', 'true');
+    expect(expires).toHaveAccessibleDescription(/Choose a time in the future\./);
+    await waitFor(() => expect(expires).toHaveFocus());
+    expect(update).toHaveBeenCalledTimes(1);
+  });
+
   it('archives after confirming, and deletes then goes back to the list', async () => {
     const user = userEvent.setup();
     const update = vi.fn(() => ({ data: { updateLink: link({ archived: true }) } }));

@@ -63,7 +63,7 @@ export function LinkFormDialog({
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const found = validateLink(values);
+    const found = validateLink(values, initial);
     if (Object.keys(found).length) {
       show(found);
       return;

@@ -1,5 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { Link as RouterLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { makeSubject } from 'wonka';
 import type { LinkFieldsFragment } from '../../graphql/generated';
@@ -195,6 +196,71 @@ describe('LinksPage', () => {
       expect(links).toHaveBeenLastCalledWith({ search: null, tag: null, archived: false, sort: 'CLICKS', first: 20, after: null }, expect.anything()),
     );
     expect(screen.getByRole('searchbox', { name: 'Search' })).toHaveValue('');
+  });
+
+  it('keeps the page in the URL: a reload or Back from a link shows the same page', async () => {
+    const user = userEvent.setup();
+    const links = vi.fn((v: Record<string, unknown>) => {
+      if (v.after === 'lnk_20') return page([link({ id: 'lnk_21', slug: 'twenty-one', title: '' })], true, 'lnk_21');
+      if (v.after === 'lnk_21') return page([link({ id: 'lnk_41', slug: 'forty-one', title: '' })]);
+      return page([link()], true, 'lnk_20');
+    });
+    const { client } = setup({ Links: links });
+    function Detail() {
+      const navigate = useNavigate();
+      return <button onClick={() => navigate(-1)}>Back</button>;
+    }
+    function Address() {
+      return <output data-testid="address">{useLocation().search}</output>;
+    }
+    renderWithClient(
+      <>
+        <Routes>
+          <Route path="/api/links" element={<LinksPage />} />
+          <Route path="/api/links/:id" element={<Detail />} />
+        </Routes>
+        <Address />
+      </>,
+      { client, route: '/api/links?tag=promo' },
+    );
+    const pager = await screen.findByRole('navigation', { name: 'Pages of links' });
+    await user.click(within(pager).getByRole('button', { name: 'Next' }));
+    expect(await screen.findByRole('link', { name: 'twenty-one' })).toBeInTheDocument();
+    expect(screen.getByTestId('address')).toHaveTextContent('?tag=promo&after=lnk_20');
+    await user.click(within(screen.getByRole('navigation', { name: 'Pages of links' })).getByRole('button', { name: 'Next' }));
+    expect(await screen.findByRole('link', { name: 'forty-one' })).toBeInTheDocument();
+    expect(screen.getByTestId('address')).toHaveTextContent('?tag=promo&after=lnk_20&after=lnk_21');
+
+    // Open a link from page 3, then come back: still page 3.
+    await user.click(screen.getByRole('link', { name: 'forty-one' }));
+    await user.click(await screen.findByRole('button', { name: 'Back' }));
+    expect(await screen.findByRole('link', { name: 'forty-one' })).toBeInTheDocument();
+    expect(within(screen.getByRole('navigation', { name: 'Pages of links' })).getByText('Page 3')).toBeInTheDocument();
+    expect(links).toHaveBeenLastCalledWith(expect.objectContaining({ tag: 'promo', after: 'lnk_21' }), expect.anything());
+
+    await user.click(within(screen.getByRole('navigation', { name: 'Pages of links' })).getByRole('button', { name: 'Previous' }));
+    expect(await screen.findByRole('link', { name: 'twenty-one' })).toBeInTheDocument();
+    expect(screen.getByTestId('address')).toHaveTextContent('?tag=promo&after=lnk_20');
+    // Another filter starts again from page 1.
+    await user.selectOptions(screen.getByLabelText('Status'), 'all');
+    expect(screen.getByTestId('address')).toHaveTextContent('?tag=promo&status=all');
+  });
+
+  it('keeps the search box in step with the URL when the URL changes', async () => {
+    const user = userEvent.setup();
+    const { client } = setup({ Links: () => page([link()]) });
+    renderWithClient(
+      <>
+        <LinksPage />
+        <RouterLink to="/api/links">All links</RouterLink>
+      </>,
+      { client, route: '/api/links?q=launch&tag=promo' },
+    );
+    expect(await screen.findByRole('searchbox', { name: 'Search' })).toHaveValue('launch');
+    expect(screen.getByLabelText('Tag')).toHaveValue('promo');
+    await user.click(screen.getByRole('link', { name: 'All links' }));
+    await waitFor(() => expect(screen.getByRole('searchbox', { name: 'Search' })).toHaveValue(''));
+    expect(screen.getByLabelText('Tag')).toHaveValue('');
   });
 
   it('says when no link matches the filters, with a way back', async () => {

@@ -34,7 +34,10 @@ const pageSize = 20;
 
 type Status = 'active' | 'archived' | 'all';
 
-/** The list's filters live in the URL (?q=&tag=&status=&sort=), so Back and a shared link keep them. */
+/**
+ * The list's filters and page live in the URL (?q=&tag=&status=&sort=, and &after= once per
+ * page turned), so a reload, Back from a link and a shared link keep them.
+ */
 function useFilters() {
   const [params, setParams] = useSearchParams();
   const status = (['archived', 'all'].includes(params.get('status') ?? '') ? params.get('status') : 'active') as Status;
@@ -44,27 +47,47 @@ function useFilters() {
     status,
     sort: params.get('sort') === 'clicks' ? ('CLICKS' as const) : ('CREATED' as const),
   };
-  const update = (next: Partial<Record<'q' | 'tag' | 'status' | 'sort', string>>) =>
+  // Pages are a stack of cursors: page 1 has none, page n the cursors of pages 2 to n.
+  const cursors = [null, ...params.getAll('after')];
+  const edit = (change: (p: URLSearchParams) => void) =>
     setParams(
       (old) => {
         const p = new URLSearchParams(old);
-        for (const [k, v] of Object.entries(next)) {
-          if (v) p.set(k, v);
-          else p.delete(k);
-        }
+        change(p);
         return p;
       },
       { replace: true },
     );
-  return { filters, update };
+  /** New filters start again from page 1. */
+  const update = (next: Partial<Record<'q' | 'tag' | 'status' | 'sort', string>>) =>
+    edit((p) => {
+      for (const [k, v] of Object.entries(next)) {
+        if (v) p.set(k, v);
+        else p.delete(k);
+      }
+      p.delete('after');
+    });
+  const turnTo = (next: (string | null)[]) =>
+    edit((p) => {
+      p.delete('after');
+      for (const c of next) if (c) p.append('after', c);
+    });
+  return { filters, cursors, update, turnTo };
 }
 
 export default function LinksPage() {
   const client = useClient();
   const location = useLocation();
-  const { filters, update } = useFilters();
+  const { filters, cursors, update, turnTo } = useFilters();
   const [searchText, setSearchText] = useState(filters.search);
   const [tagText, setTagText] = useState(filters.tag);
+  // The boxes follow the URL when it changes by other means (a link to the list, Back).
+  const [shown, setShown] = useState({ search: filters.search, tag: filters.tag });
+  if (shown.search !== filters.search || shown.tag !== filters.tag) {
+    setShown({ search: filters.search, tag: filters.tag });
+    if (filters.search !== searchText.trim()) setSearchText(filters.search);
+    if (filters.tag !== tagText.trim()) setTagText(filters.tag);
+  }
   const [creating, setCreating] = useState(false);
   const [archiving, setArchiving] = useState<LinkFieldsFragment | null>(null);
   const [deleting, setDeleting] = useState<LinkFieldsFragment | null>(null);
@@ -79,10 +102,6 @@ export default function LinksPage() {
     typing.current = setTimeout(() => update({ [param]: value.trim() }), 300);
   };
 
-  // Pages are a stack of cursors, started over whenever the filters change.
-  const filterKey = `${filters.search}|${filters.tag}|${filters.status}|${filters.sort}`;
-  const [pages, setPages] = useState<{ key: string; cursors: (string | null)[] }>({ key: filterKey, cursors: [null] });
-  const cursors = pages.key === filterKey ? pages.cursors : [null];
   const after = cursors[cursors.length - 1] ?? null;
 
   const context = useMemo(() => ({ additionalTypenames: ['Link'] }), []);
@@ -316,13 +335,13 @@ export default function LinksPage() {
         {(cursors.length > 1 || result.data?.links.hasMore) && (
           <nav className={styles.pager} aria-label="Pages of links">
             <span className="muted">Page {cursors.length}</span>
-            <Button size="sm" disabled={cursors.length <= 1} onClick={() => setPages({ key: filterKey, cursors: cursors.slice(0, -1) })}>
+            <Button size="sm" disabled={cursors.length <= 1} onClick={() => turnTo(cursors.slice(0, -1))}>
               Previous
             </Button>
             <Button
               size="sm"
               disabled={!result.data?.links.hasMore}
-              onClick={() => setPages({ key: filterKey, cursors: [...cursors, result.data?.links.nextCursor ?? null] })}
+              onClick={() => turnTo([...cursors, result.data?.links.nextCursor ?? null])}
             >
               Next
             </Button>

@@ -20,19 +20,29 @@ describe('link form', () => {
 
   it('checks URLs, slugs, click limits and expiry before sending', () => {
     const v = { ...valuesFrom(null), url: 'https://example.com' };
-    expect(validateLink(v, now)).toEqual({});
-    expect(validateLink({ ...v, url: '' }, now).url).toMatch(/Enter the URL/);
-    expect(validateLink({ ...v, url: 'ftp://example.com' }, now).url).toMatch(/http/);
-    expect(validateLink({ ...v, slug: 'a b' }, now).slug).toMatch(/letters, digits/);
-    expect(validateLink({ ...v, slug: 'ab' }, now).slug).toBeDefined();
-    expect(validateLink({ ...v, slug: 'Launch_2025-x' }, now).slug).toBeUndefined();
-    expect(validateLink({ ...v, maxClicks: '0' }, now).maxClicks).toBeDefined();
-    expect(validateLink({ ...v, maxClicks: '2.5' }, now).maxClicks).toBeDefined();
-    expect(validateLink({ ...v, expiredUrl: 'nope', iosUrl: 'itms://x', androidUrl: 'https://play.google.com' }, now)).toEqual({
+    expect(validateLink(v, undefined, now)).toEqual({});
+    expect(validateLink({ ...v, url: '' }, undefined, now).url).toMatch(/Enter the URL/);
+    expect(validateLink({ ...v, url: 'ftp://example.com' }, undefined, now).url).toMatch(/http/);
+    expect(validateLink({ ...v, slug: 'a b' }, undefined, now).slug).toMatch(/letters, digits/);
+    expect(validateLink({ ...v, slug: 'ab' }, undefined, now).slug).toBeDefined();
+    expect(validateLink({ ...v, slug: 'Launch_2025-x' }, undefined, now).slug).toBeUndefined();
+    expect(validateLink({ ...v, maxClicks: '0' }, undefined, now).maxClicks).toBeDefined();
+    expect(validateLink({ ...v, maxClicks: '2.5' }, undefined, now).maxClicks).toBeDefined();
+    expect(validateLink({ ...v, expiredUrl: 'nope', iosUrl: 'itms://x', androidUrl: 'https://play.google.com' }, undefined, now)).toEqual({
       expiredUrl: expect.any(String),
       iosUrl: expect.any(String),
     });
-    expect(validateLink({ ...v, expiresAt: toLocalInput('2025-05-01T00:00:00Z') }, now).expiresAt).toMatch(/future/);
+    expect(validateLink({ ...v, expiresAt: toLocalInput('2025-05-01T00:00:00Z') }, undefined, now).expiresAt).toMatch(/future/);
+  });
+
+  it('refuses a past expiry only when it was set or changed in this edit', () => {
+    const expired = valuesFrom(link({ expiresAt: '2025-05-01T00:00:00Z' }));
+    // Saving another change of an expired link: the expiry it already had is not checked.
+    expect(validateLink({ ...expired, title: 'New title' }, expired, now)).toEqual({});
+    expect(validateLink({ ...expired, expiresAt: toLocalInput('2025-05-02T00:00:00Z') }, expired, now).expiresAt).toMatch(/future/);
+    expect(validateLink({ ...expired, expiresAt: toLocalInput('2025-07-01T00:00:00Z') }, expired, now)).toEqual({});
+    // A new link starts without an expiry: a past one typed in is refused.
+    expect(validateLink({ ...expired }, valuesFrom(null), now).expiresAt).toMatch(/future/);
   });
 
   it('creates with only what was filled in', () => {
@@ -63,6 +73,7 @@ describe('link form', () => {
     const err = (extensions: Record<string, unknown>, message = 'bad') => new CombinedError({ graphQLErrors: [{ message, extensions }] });
     expect(toFormErrors(err({ code: 'INVALID', field: 'utm.campaign' }))).toEqual({ utmCampaign: 'bad' });
     expect(toFormErrors(err({ code: 'CONFLICT', field: 'slug', reason: 'slug_taken' }, 'taken'))).toEqual({ slug: 'taken' });
+    expect(toFormErrors(err({ code: 'FORBIDDEN', field: 'password' }, 'not allowed'))).toEqual({ password: 'not allowed' });
     expect(toFormErrors(err({ code: 'INVALID', field: 'metadata' }, 'metadata is a JSON object'))).toEqual({ form: 'metadata is a JSON object' });
     expect(toFormErrors(err({ code: 'FORBIDDEN' }, 'missing scope'))).toEqual({ form: 'missing scope' });
   });

@@ -111,8 +111,12 @@ function isWebURL(s: string): boolean {
   }
 }
 
-/** Checks what the browser can check; the server has the last word. */
-export function validateLink(v: LinkFormValues, now: number = Date.now()): LinkFormErrors {
+/**
+ * Checks what the browser can check; the server has the last word. `initial` is what the form
+ * started from: an expiry left as it was is not checked, so an expired link can still be
+ * edited (toUpdateInput does not send it either); one set or changed must be in the future.
+ */
+export function validateLink(v: LinkFormValues, initial?: LinkFormValues, now: number = Date.now()): LinkFormErrors {
   const errors: LinkFormErrors = {};
   const url = v.url.trim();
   if (!url) errors.url = 'Enter the URL visitors should go to, such as https://example.com/launch.';
@@ -125,7 +129,7 @@ export function validateLink(v: LinkFormValues, now: number = Date.now()): LinkF
   }
   const max = v.maxClicks.trim();
   if (max && !(/^\d+$/.test(max) && Number(max) > 0 && Number(max) <= 2147483647)) errors.maxClicks = 'Enter a whole number above 0.';
-  if (v.expiresAt) {
+  if (v.expiresAt && v.expiresAt !== initial?.expiresAt) {
     const at = fromLocalInput(v.expiresAt);
     if (!at) errors.expiresAt = 'Enter a date and time.';
     else if (new Date(at).getTime() <= now) errors.expiresAt = 'Choose a time in the future.';
@@ -210,13 +214,12 @@ const fieldOf: Record<string, keyof LinkFormValues> = {
   androidUrl: 'androidUrl',
 };
 
-/** Puts the server's INVALID and CONFLICT errors under the fields they name; the rest above the form. */
+/** Puts the server's errors under the fields they name (INVALID, CONFLICT or any other code); the rest above the form. */
 export function toFormErrors(error: CombinedError | undefined): LinkFormErrors {
   const out: LinkFormErrors = {};
   for (const e of error?.graphQLErrors ?? []) {
-    const code = e.extensions?.code;
     const field = typeof e.extensions?.field === 'string' ? fieldOf[e.extensions.field] : undefined;
-    if (field && (code === 'INVALID' || code === 'CONFLICT')) out[field] = e.message;
+    if (field) out[field] = e.message;
   }
   if (!Object.keys(out).length) out.form = errorMessage(error) || 'Something went wrong. Try again.';
   return out;

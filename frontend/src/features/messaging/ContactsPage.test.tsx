@@ -67,7 +67,11 @@ describe('ContactsPage', () => {
     await user.type(number, '+15552220002');
     await user.type(within(dialog).getByLabelText(/^Name/), 'Grace again');
     await user.click(within(dialog).getByRole('button', { name: 'Create contact' }));
-    expect(await within(dialog).findByText('this instance already has a contact with that address')).toBeInTheDocument();
+    // A CONFLICT that names a field is shown under that field (not above the form), and focused.
+    await waitFor(() => expect(number).toHaveAccessibleDescription('this instance already has a contact with that address'));
+    expect(number).toHaveAttribute('aria-invalid', 'true');
+    await waitFor(() => expect(number).toHaveFocus());
+    expect(within(dialog).getAllByRole('alert')).toHaveLength(1);
     expect(screen.getByRole('dialog', { name: 'New contact' })).toBeInTheDocument();
 
     await user.clear(number);

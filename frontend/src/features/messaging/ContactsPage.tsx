@@ -19,7 +19,7 @@ import {
   type ContactFieldsFragment,
   type InstanceFieldsFragment,
 } from '../../graphql/generated';
-import { errorMessage, fieldErrors } from '../../lib/errors';
+import { errorMessage, errorsByField } from '../../lib/errors';
 import { WithInstance } from './InstancePicker';
 import { parseLabels } from './text';
 import { useMessagingEvents } from './useMessagingEvents';
@@ -29,6 +29,8 @@ interface ContactValues {
   name: string;
   labels: string;
 }
+
+type ContactErrors = Partial<Record<keyof ContactValues | 'form', string>>;
 
 /** Creates a contact (contact null) or edits one's name and labels. */
 function ContactDialog({
@@ -40,11 +42,11 @@ function ContactDialog({
   open: boolean;
   onOpenChange: (o: boolean) => void;
   contact: ContactFieldsFragment | null;
-  onSubmit: (v: ContactValues) => Promise<Record<string, string> | null>;
+  onSubmit: (v: ContactValues) => Promise<ContactErrors | null>;
 }) {
   const initial = { address: contact?.address ?? '', name: contact?.name ?? '', labels: contact?.labels.join(', ') ?? '' };
   const [values, setValues] = useState<ContactValues>(initial);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<ContactErrors>({});
   const [busy, setBusy] = useState(false);
   const change = (o: boolean) => {
     if (busy) return;
@@ -95,11 +97,6 @@ function ContactDialog({
       </div>
     </Dialog>
   );
-}
-
-function toErrors(error: Parameters<typeof fieldErrors>[0]): Record<string, string> {
-  const f = fieldErrors(error);
-  return Object.keys(f).length ? f : { form: errorMessage(error) };
 }
 
 function Contacts({ instance }: { instance: InstanceFieldsFragment }) {
@@ -185,7 +182,7 @@ function Contacts({ instance }: { instance: InstanceFieldsFragment }) {
             const r = await client
               .mutation(CreateContactDocument, { instanceId: instance.id, input: { address: v.address.trim(), name: v.name.trim() || null, labels: parseLabels(v.labels) } })
               .toPromise();
-            if (!r.data) return toErrors(r.error);
+            if (!r.data) return errorsByField(r.error, ['address', 'name', 'labels']);
             setCreating(false);
             setToast(`Contact ${r.data.createContact.name || r.data.createContact.address} created`);
             reload();
@@ -200,7 +197,8 @@ function Contacts({ instance }: { instance: InstanceFieldsFragment }) {
           contact={editing}
           onSubmit={async (v) => {
             const r = await client.mutation(UpdateContactDocument, { instanceId: instance.id, id: editing.id, input: { name: v.name.trim(), labels: parseLabels(v.labels) } }).toPromise();
-            if (!r.data) return toErrors(r.error);
+            // The number cannot be changed, so an error about it shows above the form.
+            if (!r.data) return errorsByField(r.error, ['name', 'labels']);
             setEditing(null);
             setToast(`Contact ${r.data.updateContact.name || r.data.updateContact.address} saved`);
             reload();

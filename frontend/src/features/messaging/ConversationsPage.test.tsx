@@ -150,4 +150,29 @@ describe('ConversationsPage', () => {
     const general = within(conversation).getByText('In General').closest('li');
     expect(general && within(general).queryByText(/^topic/)).toBeNull();
   });
+
+  it('says when the instance in the URL does not exist, and offers the instances to choose from', async () => {
+    const user = userEvent.setup();
+    const chatsQuery = vi.fn(() => ({ data: { chats: { nodes: [chat()], hasMore: false } } }));
+    const { client } = mockClient({
+      Instances: () => ({ data: { instances: { nodes: [instance(), instance({ id: 'inst_b', name: 'Bravo', address: '+15551110002' })], hasMore: false } } }),
+      Chats: chatsQuery,
+      MessagingEvents: () => makeSubject<MockResponse>().source,
+    });
+    renderWithClient(<ConversationsPage />, { client, route: '/api/messages?instance=inst_nope', path: '/api/messages' });
+    expect(await screen.findByRole('heading', { name: 'Instance not found' })).toBeInTheDocument();
+    expect(screen.getByText('inst_nope')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'See all instances' })).toHaveAttribute('href', '/api/instances');
+    // No other instance's chats are shown in its place.
+    expect(chatsQuery).not.toHaveBeenCalled();
+    expect(screen.queryByRole('navigation', { name: 'Chats' })).not.toBeInTheDocument();
+
+    const picker = screen.getByLabelText('Instance');
+    expect(picker).toHaveDisplayValue('Choose an instance');
+    await user.selectOptions(picker, 'inst_b');
+    expect(await screen.findByRole('navigation', { name: 'Chats' })).toBeInTheDocument();
+    expect(chatsQuery).toHaveBeenCalledWith(expect.objectContaining({ instanceId: 'inst_b' }), expect.anything());
+    expect(screen.queryByRole('heading', { name: 'Instance not found' })).not.toBeInTheDocument();
+  });
 });
+

@@ -5,6 +5,7 @@ import { useClient, useQuery } from 'urql';
 import { Badge } from '../../components/Badge';
 import { Button } from '../../components/Button';
 import { Card } from '../../components/Card';
+import { Form } from '../../components/Form';
 import { PageHeader } from '../../components/PageHeader';
 import { EmptyState, ErrorState, InlineError, Loading, Notice } from '../../components/States';
 import { Time } from '../../components/Time';
@@ -17,7 +18,7 @@ import {
   type InstanceFieldsFragment,
   type MessageFieldsFragment,
 } from '../../graphql/generated';
-import { errorMessage, fieldErrors } from '../../lib/errors';
+import { errorsByField } from '../../lib/errors';
 import { WithInstance } from './InstancePicker';
 import { formatSize, messagePreview, notStoredText } from './text';
 import { InstanceStatusBadge, ReceiptTicks } from './status';
@@ -43,14 +44,14 @@ export function Composer({
   const [mediaUrl, setMediaUrl] = useState('');
   const [mediaType, setMediaType] = useState<(typeof MEDIA_TYPES)[number]>('image');
   const [showMedia, setShowMedia] = useState(false);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Partial<Record<'to' | 'text' | 'media' | 'form', string>>>({});
   const [busy, setBusy] = useState(false);
   const connected = instance.status === 'connected';
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const target = (to ?? recipient).trim();
-    const local: Record<string, string> = {};
+    const local: typeof errors = {};
     if (!target) local.to = 'Enter a phone number, such as +15551234567.';
     if (!mediaUrl.trim() && !text.trim()) local.text = 'Write a message.';
     setErrors(local);
@@ -63,10 +64,9 @@ export function Composer({
     const result = await client.mutation(SendMessageDocument, { instanceId: instance.id, input }).toPromise();
     setBusy(false);
     if (!result.data) {
-      const fields = fieldErrors(result.error);
-      const mapped: Record<string, string> = {};
-      for (const [k, v] of Object.entries(fields)) mapped[k === 'url' || k === 'caption' ? 'media' : k] = v;
-      setErrors(Object.keys(mapped).length ? mapped : { form: errorMessage(result.error) });
+      // The media's url and caption are both shown under the media field.
+      const found = errorsByField(result.error, ['to', 'text', 'url', 'caption']);
+      setErrors({ to: found.to, text: found.text, media: found.url ?? found.caption, form: found.form });
       return;
     }
     setText('');
@@ -76,7 +76,7 @@ export function Composer({
   };
 
   return (
-    <form className={styles.composer} onSubmit={submit} aria-label="Send a message">
+    <Form className={styles.composer} onSubmit={submit} aria-label="Send a message">
       <InlineError>{errors.form}</InlineError>
       {!connected && <Notice tone="warning">Connect this instance to send messages.</Notice>}
       {to === null && (
@@ -111,6 +111,7 @@ export function Composer({
             onChange={(e) => setMediaUrl(e.target.value)}
             placeholder="https://example.com/photo.jpg"
             aria-invalid={errors.media ? true : undefined}
+            aria-describedby={errors.media ? 'composer-media-error' : undefined}
           />
           <label htmlFor="composer-media-type" className="visually-hidden">
             Media type
@@ -125,7 +126,7 @@ export function Composer({
         </div>
       )}
       {errors.media && (
-        <p className={styles.error} role="alert">
+        <p id="composer-media-error" className={styles.error} role="alert">
           {errors.media}
         </p>
       )}
@@ -141,6 +142,7 @@ export function Composer({
           onChange={(e) => setText(e.target.value)}
           placeholder={mediaUrl ? 'Caption (optional)' : 'Write a message'}
           aria-invalid={errors.text ? true : undefined}
+          aria-describedby={errors.text ? 'composer-text-error' : undefined}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey) {
               e.preventDefault();
@@ -156,11 +158,11 @@ export function Composer({
         </Button>
       </div>
       {errors.text && (
-        <p className={styles.error} role="alert">
+        <p id="composer-text-error" className={styles.error} role="alert">
           {errors.text}
         </p>
       )}
-    </form>
+    </Form>
   );
 }
 

@@ -6,6 +6,7 @@ import { Button } from '../../components/Button';
 import { Card } from '../../components/Card';
 import { ConfirmDialog } from '../../components/Dialog';
 import { Field } from '../../components/Field';
+import { Form } from '../../components/Form';
 import { PageHeader } from '../../components/PageHeader';
 import { EmptyState, ErrorState, InlineError, Loading } from '../../components/States';
 import { Toast } from '../../components/Toast';
@@ -17,7 +18,7 @@ import {
   type GroupFieldsFragment,
   type InstanceFieldsFragment,
 } from '../../graphql/generated';
-import { errorMessage, fieldErrors } from '../../lib/errors';
+import { errorMessage, errorsByField } from '../../lib/errors';
 import { WithInstance } from './InstancePicker';
 import { parseAddresses } from './text';
 import { useMessagingEvents } from './useMessagingEvents';
@@ -27,13 +28,13 @@ function CreateGroupForm({ instance, onCreated }: { instance: InstanceFieldsFrag
   const client = useClient();
   const [subject, setSubject] = useState('');
   const [participants, setParticipants] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Partial<Record<'subject' | 'participants' | 'form', string>>>({});
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const list = parseAddresses(participants);
-    const local: Record<string, string> = {};
+    const local: typeof errors = {};
     if (!subject.trim()) local.subject = 'Enter a subject.';
     if (!list.length) local.participants = 'Add at least one phone number.';
     setErrors(local);
@@ -42,8 +43,7 @@ function CreateGroupForm({ instance, onCreated }: { instance: InstanceFieldsFrag
     const r = await client.mutation(CreateGroupDocument, { instanceId: instance.id, input: { subject: subject.trim(), participants: list } }).toPromise();
     setBusy(false);
     if (!r.data) {
-      const f = fieldErrors(r.error);
-      setErrors(Object.keys(f).length ? f : { form: errorMessage(r.error) });
+      setErrors(errorsByField(r.error, ['subject', 'participants']));
       return;
     }
     setSubject('');
@@ -52,7 +52,7 @@ function CreateGroupForm({ instance, onCreated }: { instance: InstanceFieldsFrag
   };
 
   return (
-    <form onSubmit={submit} className="stack" aria-label="Create a group">
+    <Form onSubmit={submit} className="stack" aria-label="Create a group">
       <InlineError>{errors.form}</InlineError>
       <Field label="Subject" error={errors.subject}>
         <input className="input" value={subject} onChange={(e) => setSubject(e.target.value)} maxLength={100} />
@@ -65,7 +65,7 @@ function CreateGroupForm({ instance, onCreated }: { instance: InstanceFieldsFrag
           Create group
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -131,16 +131,15 @@ function GroupCard({ instance, group, onToast, onLeave }: { instance: InstanceFi
         ))}
       </ul>
       {!g.left && (
-        <form
+        <Form
           className={styles.inlineForm}
-          onSubmit={(e) => {
-            e.preventDefault();
+          onSubmit={() => {
             const list = parseAddresses(add);
             if (!list.length) {
               setAddError('Enter a phone number to add.');
               return;
             }
-            void change('add', { add: list }, `Added to ${g.subject}`);
+            return change('add', { add: list }, `Added to ${g.subject}`);
           }}
         >
           <label htmlFor={addId}>Add participant</label>
@@ -156,7 +155,7 @@ function GroupCard({ instance, group, onToast, onLeave }: { instance: InstanceFi
           <Button type="submit" size="sm" loading={busy === 'add'} icon={<UserPlus size={14} aria-hidden="true" />}>
             Add
           </Button>
-        </form>
+        </Form>
       )}
       {!g.left && addError && (
         <p id={`${addId}-error`} className={styles.error} role="alert">

@@ -71,6 +71,97 @@ describe('InstancesPage', () => {
     expect(screen.getByRole('button', { name: 'Connect Alpha' })).toBeInTheDocument();
   });
 
+  it('offers a new pairing code once the code expired, instead of Pair now, saying so once', async () => {
+    const user = userEvent.setup();
+    const expiredError = {
+      errors: [{ message: 'the pairing code expired: connect the instance again for a new one', extensions: { code: 'CONFLICT', reason: 'pairing_expired' } }],
+    };
+    let current = instance({ status: 'pairing', address: null, updatedAt: '2025-01-01T00:00:00.000Z' });
+    let codeExpired = false;
+    const connect = vi.fn(() => {
+      // Connecting again pairs anew: a new code, and a new updatedAt.
+      codeExpired = false;
+      current = instance({ status: 'pairing', address: null, updatedAt: '2025-01-01T00:20:00.000Z' });
+      return { data: { connectInstance: current } };
+    });
+    const pair = vi.fn(() => expiredError);
+    const { client } = mockClient({
+      Instances: () => ({ data: { instances: { nodes: [current], hasMore: false } } }),
+      Channels: () => ({ data: { channels: channels() } }),
+      InstancePairing: () => {
+        if (codeExpired) return expiredError;
+        const pairingCode = connect.mock.calls.length ? 'NEWC-ODE1' : 'ABCD-EFGH';
+        return { data: { instancePairing: { instanceId: 'inst_a', pairingCode, qrCode: 'data:image/png;base64,iVBORw0KGgo=', expiresAt: '2099-01-01T00:00:00.000Z' } } };
+      },
+      MessagingEvents: () => makeSubject<MockResponse>().source,
+      PairSandboxInstance: pair,
+      ConnectInstance: connect,
+    });
+    renderWithClient(<InstancesPage />, { client });
+    expect(await screen.findByText('ABCD-EFGH')).toBeInTheDocument();
+
+    // The code expires on the server before Pair now is pressed.
+    codeExpired = true;
+    await user.click(screen.getByRole('button', { name: 'Pair Alpha now' }));
+    const card = screen.getByRole('listitem');
+    expect(await within(card).findByText('The pairing code expired. Get a new one to pair the phone.')).toBeInTheDocument();
+    expect(within(card).queryByRole('button', { name: 'Pair Alpha now' })).not.toBeInTheDocument();
+    expect(within(card).queryByText(/the pairing code expired: connect/)).not.toBeInTheDocument();
+    expect(within(card).queryAllByRole('alert')).toHaveLength(0);
+
+    await user.click(within(card).getByRole('button', { name: 'New pairing code for Alpha' }));
+    await waitFor(() => expect(connect).toHaveBeenCalledWith({ id: 'inst_a' }, expect.anything()));
+    expect(await within(card).findByText('NEWC-ODE1')).toBeInTheDocument();
+    expect(within(card).getByRole('button', { name: 'Pair Alpha now' })).toBeInTheDocument();
+    expect(within(card).queryByText(/pairing code expired/)).not.toBeInTheDocument();
+  });
+
+  it('opened after the code expired, says so once and offers a new code', async () => {
+    const { client } = mockClient({
+      Instances: () => ({ data: { instances: { nodes: [instance({ status: 'pairing', address: null })], hasMore: false } } }),
+      Channels: () => ({ data: { channels: channels() } }),
+      InstancePairing: () => ({
+        errors: [{ message: 'the pairing code expired: connect the instance again for a new one', extensions: { code: 'CONFLICT', reason: 'pairing_expired' } }],
+      }),
+      MessagingEvents: () => makeSubject<MockResponse>().source,
+    });
+    renderWithClient(<InstancesPage />, { client });
+    expect(await screen.findByText('The pairing code expired. Get a new one to pair the phone.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'New pairing code for Alpha' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Pair Alpha now' })).not.toBeInTheDocument();
+    expect(screen.queryByText(/connect the instance again/)).not.toBeInTheDocument();
+  });
+
+  it('says so when the code shown expires while the page is open', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const expiresAt = new Date(Date.now() + 60_000).toISOString();
+      const pairing = vi.fn(() =>
+        Date.now() < Date.parse(expiresAt)
+          ? { data: { instancePairing: { instanceId: 'inst_a', pairingCode: 'ABCD-EFGH', qrCode: 'data:image/png;base64,iVBORw0KGgo=', expiresAt } } }
+          : { errors: [{ message: 'the pairing code expired: connect the instance again for a new one', extensions: { code: 'CONFLICT', reason: 'pairing_expired' } }] },
+      );
+      const { client } = mockClient({
+        Instances: () => ({ data: { instances: { nodes: [instance({ status: 'pairing', address: null })], hasMore: false } } }),
+        Channels: () => ({ data: { channels: channels() } }),
+        InstancePairing: pairing,
+        MessagingEvents: () => makeSubject<MockResponse>().source,
+      });
+      renderWithClient(<InstancesPage />, { client });
+      expect(await screen.findByText('ABCD-EFGH')).toBeInTheDocument();
+      // The server is asked again once the code's expiry has passed.
+      const asked = pairing.mock.calls.length;
+      act(() => vi.advanceTimersByTime(61_000));
+      await waitFor(() => expect(pairing).toHaveBeenCalledTimes(asked + 1));
+      expect(await screen.findByText('The pairing code expired. Get a new one to pair the phone.')).toBeInTheDocument();
+      expect(screen.queryByText('ABCD-EFGH')).not.toBeInTheDocument();
+      expect(screen.queryByRole('button', { name: 'Pair Alpha now' })).not.toBeInTheDocument();
+      expect(screen.getByRole('button', { name: 'New pairing code for Alpha' })).toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('shows an error with a retry when instances cannot load', async () => {
     const { client } = mockClient({
       Instances: () => ({ errors: [{ message: 'missing scope instances:read', extensions: { code: 'FORBIDDEN' } }] }),

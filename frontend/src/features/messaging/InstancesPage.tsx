@@ -1,12 +1,12 @@
 import { MessageSquare, Pencil, Plus, Power, PowerOff, QrCode, RotateCw, Smartphone, Trash2 } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { useClient, useQuery } from 'urql';
+import { useClient, useQuery, type CombinedError } from 'urql';
 import { Button } from '../../components/Button';
 import { Card } from '../../components/Card';
 import { ConfirmDialog } from '../../components/Dialog';
 import { PageHeader } from '../../components/PageHeader';
-import { EmptyState, ErrorState, InlineError, Loading } from '../../components/States';
+import { EmptyState, ErrorState, InlineError, Loading, Notice } from '../../components/States';
 import { Time } from '../../components/Time';
 import { Toast } from '../../components/Toast';
 import {
@@ -29,10 +29,36 @@ import { InstanceStatusBadge } from './status';
 import { useMessagingEvents } from './useMessagingEvents';
 import styles from './Messaging.module.css';
 
-/** The QR code and pairing code of an instance waiting to be paired. */
-function Pairing({ instance }: { instance: InstanceFieldsFragment }) {
-  const [result] = useQuery({ query: InstancePairingDocument, variables: { id: instance.id }, requestPolicy: 'network-only' });
+/** The server's refusal of an expired pairing code (GET the code, or pair with it). */
+function isPairingExpired(error: CombinedError | undefined): boolean {
+  return !!error?.graphQLErrors.some((e) => e.extensions?.reason === 'pairing_expired');
+}
+
+/**
+ * The QR code and pairing code of an instance waiting to be paired. Calls onExpired when the
+ * server says the code expired; it is asked again when the code's expiry passes on screen.
+ */
+function Pairing({ instance, onExpired }: { instance: InstanceFieldsFragment; onExpired: () => void }) {
+  const [result, refetch] = useQuery({ query: InstancePairingDocument, variables: { id: instance.id }, requestPolicy: 'network-only' });
   const p = result.data?.instancePairing;
+  const expired = useRef(onExpired);
+  useEffect(() => {
+    expired.current = onExpired;
+  });
+  const refused = isPairingExpired(result.error);
+  const expiresAt = p?.expiresAt;
+  useEffect(() => {
+    if (refused) {
+      expired.current();
+      return;
+    }
+    if (!expiresAt) return;
+    // The server's clock decides (this one may be ahead): a second after the expiry, ask it.
+    const timer = setTimeout(() => refetch({ requestPolicy: 'network-only' }), Math.max(0, Date.parse(expiresAt) - Date.now()) + 1000);
+    return () => clearTimeout(timer);
+  }, [refused, expiresAt, refetch]);
+
+  if (refused) return null; // the card says it expired, with what to do
   if (result.error && !p) return <InlineError>{errorMessage(result.error)}</InlineError>;
   if (!p) return <Loading label="Loading the pairing code…" />;
   return (
@@ -105,14 +131,19 @@ function InstanceCard({
   const client = useClient();
   const [busy, setBusy] = useState<Action | null>(null);
   const [error, setError] = useState('');
+  // The pairing round (updatedAt) whose code expired: connecting again starts a new one.
+  const [expiredRound, setExpiredRound] = useState<string | null>(null);
   const i = instance;
+  const codeExpired = i.status === 'pairing' && expiredRound === i.updatedAt;
 
   const run = async (action: Action) => {
     setBusy(action);
     setError('');
     const result = await client.mutation(actionDocs[action], { id: i.id }).toPromise();
     setBusy(null);
-    if (result.error) setError(errorMessage(result.error));
+    // Said once, by the card's expired-code notice, rather than stacked as another error.
+    if (isPairingExpired(result.error)) setExpiredRound(i.updatedAt);
+    else if (result.error) setError(errorMessage(result.error));
     else onToast(`${i.name} ${actionDone[action]}`);
   };
 
@@ -181,17 +212,32 @@ function InstanceCard({
       {i.callbackUrl && <CallbackUrl instance={{ ...i, callbackUrl: i.callbackUrl }} onRotated={() => onToast(`${i.name} has a new callback URL`)} />}
       <Settings instance={i} channel={channel} />
       <InlineError>{error}</InlineError>
-      {i.status === 'pairing' && (
-        <>
-          {/* A new pairing code changes updatedAt: remounting loads it. */}
-          <Pairing key={i.updatedAt} instance={i} />
-          {i.channel === 'sandbox' && (
-            <Button variant="primary" icon={<QrCode size={14} aria-hidden="true" />} loading={busy === 'pair'} onClick={() => run('pair')} aria-label={`Pair ${i.name} now`}>
-              Pair now
+      {i.status === 'pairing' &&
+        (codeExpired ? (
+          // The server keeps the instance pairing with a dead code; connecting again makes a new one.
+          <div className={styles.pairingExpired}>
+            <Notice tone="warning">The pairing code expired. Get a new one to pair the phone.</Notice>
+            <Button
+              variant="primary"
+              icon={<RotateCw size={14} aria-hidden="true" />}
+              loading={busy === 'connect'}
+              onClick={() => run('connect')}
+              aria-label={`New pairing code for ${i.name}`}
+            >
+              New pairing code
             </Button>
-          )}
-        </>
-      )}
+          </div>
+        ) : (
+          <>
+            {/* A new pairing code changes updatedAt: remounting loads it. */}
+            <Pairing key={i.updatedAt} instance={i} onExpired={() => setExpiredRound(i.updatedAt)} />
+            {i.channel === 'sandbox' && (
+              <Button variant="primary" icon={<QrCode size={14} aria-hidden="true" />} loading={busy === 'pair'} onClick={() => run('pair')} aria-label={`Pair ${i.name} now`}>
+                Pair now
+              </Button>
+            )}
+          </>
+        ))}
       {i.status === 'connected' && (
         <div className="row">
           <Link to={`/api/messages?instance=${i.id}`} className={styles.link} aria-label={`Open conversations of ${i.name}`}>

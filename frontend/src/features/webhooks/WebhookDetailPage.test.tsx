@@ -76,15 +76,36 @@ describe('WebhookDetailPage', () => {
     await waitFor(() => expect(screen.queryByText('whsec_bmV3')).not.toBeInTheDocument());
   });
 
-  it('sends a test event of the chosen type', async () => {
+  it('sends a test event of the chosen type, and says what became of it as the deliveries table does', async () => {
     const user = userEvent.setup();
-    const test = vi.fn(() => ({ data: { testWebhook: { ...delivery, id: 'whd_2', status: 'pending', eventType: 'api_key.created' } } }));
-    const { client } = setup({ TestWebhook: test });
+    const sent = { ...delivery, id: 'whd_2', status: 'pending', eventType: 'api_key.created', attempts: [] };
+    const delivered = {
+      ...sent,
+      status: 'succeeded',
+      attempts: [{ attemptedAt: '2025-01-01T00:00:01.000Z', statusCode: 200, latencyMs: 9, responseBody: 'ok', error: null }],
+    };
+    // The delivery is made a moment after the test event is queued.
+    let list: unknown[] = [delivery];
+    const test = vi.fn(() => {
+      list = [sent, delivery];
+      setTimeout(() => (list = [delivered, delivery]), 300);
+      return { data: { testWebhook: sent } };
+    });
+    const { client } = setup({
+      TestWebhook: test,
+      WebhookDeliveries: () => ({ data: { webhookDeliveries: { nodes: list, hasMore: false, nextCursor: null } } }),
+    });
     renderWithClient(<WebhookDetailPage />, { client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
     await user.selectOptions(await screen.findByLabelText('Event type'), 'api_key.created');
     await user.click(screen.getByRole('button', { name: 'Send test event' }));
-    expect(await screen.findByText(/Test event api_key.created queued/)).toBeInTheDocument();
+    const status = await screen.findByText(/^Test event api_key.created \(whd_2\)/);
+    expect(status).toHaveTextContent('Test event api_key.created (whd_2) sent; waiting for the endpoint to answer…');
     expect(test).toHaveBeenCalledWith({ id: 'wh_1', eventType: 'api_key.created' }, expect.anything());
+
+    await waitFor(() => expect(status).toHaveTextContent('Test event api_key.created (whd_2) delivered: the endpoint answered 200.'), { timeout: 4000 });
+    // The table, fetched again with it, agrees.
+    const row = screen.getByRole('button', { name: 'Show attempts of whd_2' }).closest('tr') as HTMLElement;
+    expect(within(row).getByText('succeeded')).toBeInTheDocument();
   });
 
   it('says plainly when the endpoint does not exist', async () => {

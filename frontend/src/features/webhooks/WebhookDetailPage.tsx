@@ -1,5 +1,5 @@
 import { ArrowLeft, ChevronDown, ChevronRight, Pencil, Power, RefreshCw, RotateCw, Send, Trash2 } from 'lucide-react';
-import { Fragment, useMemo, useState } from 'react';
+import { Fragment, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useClient, useQuery } from 'urql';
 import { Badge, type BadgeTone } from '../../components/Badge';
@@ -32,6 +32,44 @@ import { EventTypeBadges, StatusBadge } from './WebhooksPage';
 import styles from './Webhooks.module.css';
 
 const deliveryTone: Record<string, BadgeTone> = { succeeded: 'green', failed: 'red', pending: 'amber' };
+
+/** Times the list is fetched again while a test delivery waits for its first attempt (each 1 s). */
+const MAX_TEST_POLLS = 30;
+
+/** What became of a delivery, in a sentence: its status as the deliveries table shows it. */
+function deliveryOutcome(d: DeliveryFieldsFragment): string {
+  const last = d.attempts[d.attempts.length - 1];
+  const answer = last ? (last.statusCode ? `the endpoint answered ${last.statusCode}` : (last.error ?? 'no response')) : '';
+  if (d.status === 'succeeded') return `delivered: ${answer}.`;
+  if (d.status === 'failed') return `failed: ${answer}.`;
+  if (last) return `not delivered yet (${answer}); it will be tried again.`;
+  return 'sent; waiting for the endpoint to answer…';
+}
+
+/**
+ * The result of "Send test event", in step with the deliveries table: it reads the same query
+ * (the table's first page) and fetches it again until the first attempt is made.
+ */
+function TestResult({ webhookId, sent }: { webhookId: string; sent: DeliveryFieldsFragment }) {
+  const context = useMemo(() => ({ additionalTypenames: ['WebhookDelivery'] }), []);
+  const [deliveries, refetch] = useQuery({ query: WebhookDeliveriesDocument, variables: { webhookId, first: 20, after: null }, context });
+  const [polls, setPolls] = useState(0);
+  const d = deliveries.data?.webhookDeliveries.nodes.find((x) => x.id === sent.id) ?? sent;
+  const waiting = d.status === 'pending' && d.attempts.length === 0 && polls < MAX_TEST_POLLS;
+  useEffect(() => {
+    if (!waiting || deliveries.fetching) return;
+    const timer = setTimeout(() => {
+      setPolls((n) => n + 1);
+      refetch({ requestPolicy: 'network-only' });
+    }, 1000);
+    return () => clearTimeout(timer);
+  }, [waiting, deliveries.fetching, deliveries.data, refetch]);
+  return (
+    <>
+      Test event {d.eventType} ({d.id}) {deliveryOutcome(d)}
+    </>
+  );
+}
 
 function Deliveries({ webhookId }: { webhookId: string }) {
   const client = useClient();
@@ -230,7 +268,7 @@ export default function WebhookDetailPage() {
   const [rotateOpen, setRotateOpen] = useState(false);
   const [rotated, setRotated] = useState<{ secret: string; until: string } | null>(null);
   const [testType, setTestType] = useState('webhook.test');
-  const [testState, setTestState] = useState<{ busy: boolean; message: string; error: string }>({ busy: false, message: '', error: '' });
+  const [testState, setTestState] = useState<{ busy: boolean; sent: DeliveryFieldsFragment | null; error: string }>({ busy: false, sent: null, error: '' });
   const [toggling, setToggling] = useState(false);
   const [actionError, setActionError] = useState('');
   const w = hook.data?.webhook;
@@ -274,14 +312,10 @@ export default function WebhookDetailPage() {
   }
 
   const sendTest = async () => {
-    setTestState({ busy: true, message: '', error: '' });
+    setTestState({ busy: true, sent: null, error: '' });
     const result = await client.mutation(TestWebhookDocument, { id: w.id, eventType: testType || null }).toPromise();
-    if (result.error || !result.data) {
-      setTestState({ busy: false, message: '', error: errorMessage(result.error) });
-    } else {
-      const d = result.data.testWebhook;
-      setTestState({ busy: false, message: `Test event ${d.eventType} queued (${d.id}); status ${d.status}.`, error: '' });
-    }
+    if (result.error || !result.data) setTestState({ busy: false, sent: null, error: errorMessage(result.error) });
+    else setTestState({ busy: false, sent: result.data.testWebhook, error: '' });
   };
 
   const toggleEnabled = async () => {
@@ -355,9 +389,9 @@ export default function WebhookDetailPage() {
                 Send test event
               </Button>
               <InlineError>{testState.error}</InlineError>
-              {testState.message && (
+              {testState.sent && (
                 <p role="status" className="muted">
-                  {testState.message}
+                  <TestResult key={testState.sent.id} webhookId={w.id} sent={testState.sent} />
                 </p>
               )}
             </div>
