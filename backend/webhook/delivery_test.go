@@ -204,6 +204,9 @@ func TestRetrySchedule(t *testing.T) {
 				}
 				h.dispatchNow()
 				waitFor(t, "attempt "+strconv.Itoa(i+1), func() bool { return len(h.delivery(hook.ID, delID).Attempts) == i+1 })
+				// The engine lets go of the job just after the attempt's record commits: wait for
+				// that, or the "not due early" check below could see this attempt still in flight.
+				waitFor(t, "attempt "+strconv.Itoa(i+1)+" settled", func() bool { return h.disp.InFlight() == 0 })
 				del := h.delivery(hook.ID, delID)
 				if i < len(wantDelays) {
 					if del.Status != domain.DeliveryPending || del.NextAttemptAt == nil || !del.NextAttemptAt.Equal(h.clock.Now().Add(wantDelays[i])) {
