@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -397,7 +395,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.MediaStore != "" { // empty: ./data/media
-		if err := checkMediaStore(c.MediaStore); err != nil {
+		if err := blob.Check(c.MediaStore); err != nil {
 			bad("SWITCHBOARD_MEDIA_STORE", "%s", strings.TrimPrefix(err.Error(), "blob: "))
 		}
 	}
@@ -451,31 +449,6 @@ func isLoopback(host string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
-}
-
-// checkMediaStore refuses a media store URL that blob.Open would refuse, before anything is
-// opened. A file store is checked by its form here, since opening it creates the directory
-// (that is for the start, not the check); any other URL is opened and closed, which reaches
-// no network (an S3 client connects on first use) and checks S3's parameters where blob
-// keeps their list.
-func checkMediaStore(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "file" || u.User != nil {
-		st, err := blob.Open(context.Background(), raw)
-		if err == nil {
-			err = st.Close()
-		}
-		return err
-	}
-	switch {
-	case u.Host != "" && u.Host != "localhost":
-		return fmt.Errorf("a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media (got host %q)", u.Host)
-	case u.RawQuery != "":
-		return errors.New("a file store's URL takes no query parameters")
-	case !filepath.IsAbs(filepath.FromSlash(u.Path)):
-		return errors.New("a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media")
-	}
-	return nil
 }
 
 // BaseURLFor is the origin a browser on this machine uses to reach a listener on addr:

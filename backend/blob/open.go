@@ -64,16 +64,40 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	return &Store{b: b, name: u.Scheme + "://" + u.Host + u.Path}, nil
 }
 
-func openDir(u *url.URL) (*gcblob.Bucket, error) {
+// Check tells whether Open would accept rawURL, creating nothing: a file store's directory is
+// not made (Open makes it); any other store is opened and closed, which reaches no network (an
+// S3 client connects on first use). Configuration checks list its error with the others.
+func Check(rawURL string) error {
+	if u, err := url.Parse(rawURL); err == nil && u.Scheme == "file" && u.User == nil {
+		_, err := fileDir(u)
+		return err
+	}
+	st, err := Open(context.Background(), rawURL)
+	if err == nil {
+		err = st.Close()
+	}
+	return err
+}
+
+// fileDir is the directory a file store's URL names, or why the URL names none.
+func fileDir(u *url.URL) (string, error) {
 	if u.Host != "" && u.Host != "localhost" {
-		return nil, fmt.Errorf("blob: a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media (got host %q)", u.Host)
+		return "", fmt.Errorf("blob: a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media (got host %q)", u.Host)
 	}
 	if u.RawQuery != "" {
-		return nil, errors.New("blob: a file store's URL takes no query parameters")
+		return "", errors.New("blob: a file store's URL takes no query parameters")
 	}
 	dir := filepath.FromSlash(u.Path)
 	if !filepath.IsAbs(dir) {
-		return nil, errors.New("blob: a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media")
+		return "", errors.New("blob: a file store's URL takes an absolute path, as in file:///var/lib/switchboard/media")
+	}
+	return dir, nil
+}
+
+func openDir(u *url.URL) (*gcblob.Bucket, error) {
+	dir, err := fileDir(u)
+	if err != nil {
+		return nil, err
 	}
 	// Files from strangers: not for other users of the machine.
 	if err := os.MkdirAll(dir, 0o750); err != nil {
