@@ -174,7 +174,7 @@ func (l *Links) List(ctx context.Context, a service.Actor, f domain.LinkFilter, 
 			return err
 		}
 		page = service.PageOf(plain(rows), limit, func(l domain.Link) string { return l.ID })
-		if a.KeyID == "" {
+		if !a.IsKey() {
 			// The console's own views (a signed-in person browsing, searching as they type,
 			// refreshing on each click) are not an integration reading the links: recorded,
 			// they filled the log and every all-events webhook.
