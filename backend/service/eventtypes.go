@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
@@ -75,7 +74,7 @@ func (ev *Events) Sample(ctx context.Context, a Actor, typ string) (domain.Event
 		if t.Type != typ {
 			continue
 		}
-		raw, err := json.Marshal(t.Sample(now))
+		raw, err := domain.Encode(t.Sample(now))
 		if err != nil {
 			return domain.Event{}, domain.Internal(err)
 		}

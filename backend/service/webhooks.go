@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -637,7 +636,7 @@ func (w *Webhooks) Test(ctx context.Context, a Actor, webhookID, eventType strin
 	if eventType != domain.EventWebhookTest {
 		data = sample(now)
 	}
-	raw, err := json.Marshal(data)
+	raw, err := domain.Encode(data)
 	if err != nil {
 		return domain.Delivery{}, domain.Internal(err)
 	}
