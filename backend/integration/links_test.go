@@ -1,7 +1,10 @@
 package integration
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -116,5 +119,76 @@ func TestSigtermWritesBufferedClicks(t *testing.T) {
 				t.Fatalf("%d clicks after a clean stop, want %d", got.Clicks, n)
 			}
 		})
+	}
+}
+
+// PostgreSQL stopped under a replica: a link visited before goes on redirecting, a slug
+// never visited answers a 503 page with Retry-After, and every click made during the outage
+// is stored, with its signed link.clicked webhook, once the database is back. (Serving a
+// cached link past the cache's one-minute bound is TestCachedLinkServesThroughADatabaseOutage,
+// on a moved clock.)
+func TestLinksRedirectThroughAnOutageAndKeepTheirClicks(t *testing.T) {
+	pg := startPostgres(t)
+	a := startReplica(t, "A", pg.URL())
+	o := signUp(t, a)
+	rc := newHookReceiver(t)
+	var hook webhookCreated
+	a.mustREST(t, o.key, http.MethodPost, "/api/v1/webhooks", map[string]any{"url": rc.URL + "/hook",
+		"event_types": []string{"link.clicked"}}, &hook)
+	rc.setSecret(hook.Secret)
+	var l linkObject
+	a.mustREST(t, o.key, http.MethodPost, "/api/v1/links", map[string]any{"url": "https://example.com/steady", "slug": "steady"}, &l)
+	// The link's own announcement, arriving after a first visit, drops what that visit read:
+	// visit until it has arrived.
+	time.Sleep(300 * time.Millisecond)
+	clicks := 0
+	for range 3 {
+		if code, loc := visit(t, a, "steady"); code != http.StatusFound || loc != "https://example.com/steady" {
+			t.Fatalf("before the outage: %d %q", code, loc)
+		}
+		clicks++
+	}
+	waitFor(t, 10*time.Second, "the clicks before the outage to be stored", func() bool {
+		var got linkObject
+		a.mustREST(t, o.key, http.MethodGet, "/api/v1/links/"+l.ID, nil, &got)
+		return got.Clicks == clicks
+	})
+
+	pg.stop()
+	for i := range 10 {
+		if code, loc := visit(t, a, "steady"); code != http.StatusFound || loc != "https://example.com/steady" {
+			t.Fatalf("visit %d during the outage: %d %q", i, code, loc)
+		}
+		clicks++
+		time.Sleep(100 * time.Millisecond)
+	}
+	req, _ := http.NewRequest(http.MethodGet, a.base+"/l/never-seen", nil)
+	req.Header.Set("User-Agent", browserUA)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" ||
+		!strings.Contains(string(page), "try again") {
+		t.Fatalf("a slug never visited during the outage: %d, Retry-After %q, %s", res.StatusCode, res.Header.Get("Retry-After"), page)
+	}
+	pg.start()
+
+	waitFor(t, 30*time.Second, "every click of the outage to be stored", func() bool {
+		code, raw := a.rest(t, o.key, http.MethodGet, "/api/v1/links/"+l.ID, nil)
+		var got linkObject
+		return code == http.StatusOK && json.Unmarshal(raw, &got) == nil && got.Clicks == clicks
+	})
+	waitFor(t, 30*time.Second, "a signed link.clicked webhook per click", func() bool {
+		_, byID, _ := rc.snapshot()
+		return len(byID) == clicks
+	})
+	if _, _, bad := rc.snapshot(); len(bad) > 0 {
+		t.Fatalf("signatures rejected: %v", bad)
+	}
+	if strings.Contains(a.logs.String(), `"status":500`) {
+		t.Fatalf("the replica answered 500:\n%s", a.logs.String())
 	}
 }
