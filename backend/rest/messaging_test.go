@@ -1145,3 +1145,64 @@ func TestMessagingPatchNulls(t *testing.T) {
 		}
 	})
 }
+
+// Through the API as a user meets it: marking a chat read records message.status_updated
+// (status read) for each inbound message it read, and none for a chat already read; an
+// edit to the text a message already has answers the message unchanged and records nothing.
+func TestChatReadAndSameTextEditOverREST(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newMessagingEnv(t, d)
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+		a := e.connectedInstance(t, secret, "A")
+		inst := "/api/v1/instances/" + a["id"].(string)
+		var inbound []string
+		for _, text := range []string{"Hi", "Are you there?"} {
+			m := e.do("POST", inst+"/sandbox/inbound", secret, map[string]any{"from": "+15557654321", "text": text}).
+				want(t, http.StatusCreated).json(t)
+			inbound = append(inbound, m["id"].(string))
+		}
+		chat := e.do("GET", inst+"/messages/"+inbound[0], secret, nil).want(t, http.StatusOK).json(t)["chat_id"].(string)
+		readEvents := func() map[string]int {
+			got := map[string]int{}
+			for _, ev := range e.items(t, secret, "/api/v1/events?type=message.status_updated") {
+				data := ev["data"].(map[string]any)
+				if data["status"] == "read" {
+					got[data["id"].(string)]++
+				}
+			}
+			return got
+		}
+		before := readEvents()
+		e.do("POST", inst+"/chats/"+chat+"/read", secret, nil).want(t, http.StatusOK)
+		after := readEvents()
+		for _, id := range inbound {
+			if after[id]-before[id] != 1 {
+				t.Fatalf("message %s: %d read events from marking the chat read, want 1 (%v)", id, after[id]-before[id], after)
+			}
+		}
+		e.do("POST", inst+"/chats/"+chat+"/read", secret, nil).want(t, http.StatusOK)
+		if again := readEvents(); fmt.Sprint(again) != fmt.Sprint(after) {
+			t.Fatalf("marking a read chat read again recorded events: %v, before %v", again, after)
+		}
+
+		sent := e.do("POST", inst+"/messages", secret, map[string]any{"to": "+15557654321", "text": "Launch on Monday"}).
+			want(t, http.StatusAccepted).json(t)
+		msg := inst + "/messages/" + sent["id"].(string)
+		eventually(t, "the message to be sent", func() bool {
+			s := e.do("GET", msg, secret, nil).want(t, http.StatusOK).json(t)["status"]
+			return s != "queued" && s != "sending"
+		})
+		edited := e.do("PATCH", msg, secret, map[string]any{"text": "Launch on Tuesday"}).want(t, http.StatusOK).json(t)
+		if edited["edited_at"] == nil || edited["text"] != "Launch on Tuesday" {
+			t.Fatalf("the edit answered %v", edited)
+		}
+		edits := len(e.items(t, secret, "/api/v1/events?type=message.edited"))
+		same := e.do("PATCH", msg, secret, map[string]any{"text": "Launch on Tuesday"}).want(t, http.StatusOK).json(t)
+		if same["edited_at"] != edited["edited_at"] || same["text"] != edited["text"] {
+			t.Fatalf("the same edit again answered %v, want %v unchanged", same, edited)
+		}
+		if n := len(e.items(t, secret, "/api/v1/events?type=message.edited")); n != edits {
+			t.Fatalf("%d message.edited events after an edit to the same text, want %d", n, edits)
+		}
+	})
+}
