@@ -111,7 +111,7 @@ func (r *mutationResolver) BulkCreateLinks(ctx context.Context, items []model.Cr
 // QRSVG draws the link's QR code (the service reads the link again, with the caller's
 // scopes).
 func (r *linkResolver) QRSVG(ctx context.Context, obj *model.Link) (string, error) {
-	return r.links.QRSVG(ctx, actor(ctx), obj.ID)
+	return r.links.QRSVG(ctx, actor(ctx), obj.ID, nil)
 }
 
 func (r *Resolver) linkResult(l domain.Link, err error) (*model.Link, error) {

@@ -90,8 +90,10 @@ func sample(img *image.Gray, bm [][]bool, n int) {
 	}
 }
 
-// SVG draws text's QR code as a scalable SVG document, one path for the dark modules.
-func SVG(text string) (string, error) {
+// SVG draws text's QR code as a scalable SVG document, one path for the dark modules. Its
+// width and height are size pixels: the size it opens at in a browser or a design tool,
+// which would otherwise pick one of their own (150 pixels, or one unit per module).
+func SVG(text string, size int) (string, error) {
 	bm, err := matrix(text)
 	if err != nil {
 		return "", err
@@ -105,6 +107,6 @@ func SVG(text string) (string, error) {
 			}
 		}
 	}
-	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" shape-rendering="crispEdges">`+
-		`<rect width="%d" height="%d" fill="#fff"/><path d="%s" fill="#000"/></svg>`, n, n, n, n, path.String()), nil
+	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" shape-rendering="crispEdges">`+
+		`<rect width="%d" height="%d" fill="#fff"/><path d="%s" fill="#000"/></svg>`, size, size, n, n, n, n, path.String()), nil
 }

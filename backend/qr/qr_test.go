@@ -67,16 +67,17 @@ func scan(t *testing.T, img image.Image) string {
 	return res.GetText()
 }
 
-// The SVG is a well-formed document with one path of modules inside a white quiet zone.
+// The SVG is a well-formed document with one path of modules inside a white quiet zone, and
+// opens at the size asked for.
 func TestSVGIsWellFormed(t *testing.T) {
-	svg, err := qr.SVG("https://sb.example/l/abc1234")
+	svg, err := qr.SVG("https://sb.example/l/abc1234", 300)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
 		t.Fatalf("not XML: %v", err)
 	}
-	if !strings.HasPrefix(svg, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 `) || strings.Count(svg, "<path") != 1 {
+	if !strings.HasPrefix(svg, `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300" viewBox="0 0 `) || strings.Count(svg, "<path") != 1 {
 		t.Fatalf("unexpected SVG: %.120s", svg)
 	}
 }

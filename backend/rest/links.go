@@ -171,6 +171,11 @@ type qrQuery struct {
 	Size *int `json:"-" query:"size" minimum:"64" maximum:"2048" example:"512" doc:"Width and height in pixels, exactly: 64 to 2048 (default 512). Modules are whole pixels, centred; spare pixels widen the white border."`
 }
 
+type qrSVGQuery struct {
+	linkPath
+	Size *int `json:"-" query:"size" minimum:"64" maximum:"2048" example:"512" doc:"The width and height it opens at, in pixels: 64 to 2048 (default 512). It scales to any size without loss."`
+}
+
 // linkBatch is a bulk call's answer: the links in the order given.
 type linkBatch struct {
 	Object string              `json:"object" const:"list"`
@@ -349,8 +354,8 @@ func (a *api) linkQRPNG(r *http.Request, q qrQuery) (pngFile, error) {
 	return pngFile{file{"image/png", png}}, err
 }
 
-func (a *api) linkQRSVG(r *http.Request, p linkPath) (svgFile, error) {
-	svg, err := a.opts.Links.QRSVG(r.Context(), actor(r), p.ID)
+func (a *api) linkQRSVG(r *http.Request, q qrSVGQuery) (svgFile, error) {
+	svg, err := a.opts.Links.QRSVG(r.Context(), actor(r), q.ID, q.Size)
 	return svgFile{file{"image/svg+xml", []byte(svg)}}, err
 }
 
@@ -490,9 +495,10 @@ func (a *api) linkRoutes() []route {
 		{
 			method: "GET", path: "/api/v1/links/{id}/qr.svg", operationID: "getLinkQRSVG", serve: fileOf(a.linkQRSVG),
 			tag: "Links", scope: "links:read",
-			summary:     "Get a link's QR code (SVG)",
-			returns:     "An SVG image.",
-			description: "The QR code of the link's short URL as SVG, for print. Visits through it are marked `qr: true`.",
+			summary: "Get a link's QR code (SVG)",
+			returns: "An SVG image.",
+			description: "The QR code of the link's short URL as SVG, for print: it scales without loss; `size` (as for the PNG) " +
+				"is the width and height it opens at. Visits through it are marked `qr: true`.",
 		},
 	}
 }

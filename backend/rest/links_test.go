@@ -567,6 +567,30 @@ func TestRedirectExpiryAndPassword(t *testing.T) {
 		res.Header.Get("Location") != "https://example.com/secret" {
 		t.Fatalf("right password: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
+	// A wrong password is announced and tied to the field it is about.
+	if _, body := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"guess"}}); !strings.Contains(body, `aria-invalid="true" aria-describedby="password-error"`) ||
+		!strings.Contains(body, `<p id="password-error" class="err" role="alert">`) {
+		t.Fatalf("wrong password page: %s", body)
+	}
+	// A form post is answered 303 wherever it goes, an expired link's expired_url included.
+	if res, _ := e.visit(t, "POST", "/l/moved", chromeUA, url.Values{"password": {"x"}}); res.StatusCode != 303 ||
+		res.Header.Get("Location") != "https://example.com/ended" {
+		t.Fatalf("a form post to an expired link: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+
+	// A password link whose clicks are used up says so at once: nobody is asked for a password
+	// that can no longer open it.
+	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/once", "slug": "once",
+		"password": "pw", "max_clicks": 1}).want(t, 201)
+	if res, _ := e.visit(t, "POST", "/l/once", chromeUA, url.Values{"password": {"pw"}}); res.StatusCode != 303 {
+		t.Fatalf("the one click: %d", res.StatusCode)
+	}
+	if res, body := e.visit(t, "GET", "/l/once", chromeUA, nil); res.StatusCode != 410 || strings.Contains(body, `name="password"`) {
+		t.Fatalf("a used-up password link: %d %s", res.StatusCode, body)
+	}
+	if res, _ := e.visit(t, "POST", "/l/once", chromeUA, url.Values{"password": {"wrong"}}); res.StatusCode != 410 {
+		t.Fatalf("a password posted to a used-up link: %d", res.StatusCode)
+	}
 	e.flushClicks(t)
 	if n := e.do("GET", "/api/v1/links/ext_x", secret, nil); n.StatusCode != 404 {
 		t.Fatalf("ext lookup of nothing: %d", n.StatusCode)
@@ -640,10 +664,17 @@ func TestLinkQRCode(t *testing.T) {
 		t.Fatalf("scanned %v, %v", scanned, err)
 	}
 	svg := e.do("GET", "/api/v1/links/"+id+"/qr.svg", secret, nil).want(t, 200)
-	if svg.Header.Get("Content-Type") != "image/svg+xml" || !bytes.Contains(svg.body, []byte("<svg")) {
+	if svg.Header.Get("Content-Type") != "image/svg+xml" || !bytes.Contains(svg.body, []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512" `)) {
 		t.Fatalf("svg: %s", svg.body)
 	}
+	// A size: the width and height it opens at (a design tool's, a browser's without CSS).
+	if svg := e.do("GET", "/api/v1/links/"+id+"/qr.svg?size=1000", secret, nil).want(t, 200); !bytes.Contains(svg.body, []byte(` width="1000" height="1000" `)) {
+		t.Fatalf("svg of size 1000: %.200s", svg.body)
+	}
 	e.do("GET", "/api/v1/links/"+id+"/qr.png?size=9000", secret, nil).wantError(t, 400, "validation_failed")
+	if got := e.do("GET", "/api/v1/links/"+id+"/qr.svg?size=40", secret, nil).wantError(t, 400, "validation_failed"); got["param"] != "size" {
+		t.Fatalf("svg size=40: %v", got)
+	}
 }
 
 // A QR PNG is exactly the size asked for (512 when left out) and scans at every size; a
@@ -736,6 +767,21 @@ func TestRedirectKeepsTheTargetsQuery(t *testing.T) {
 	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/p?b=2&a=1;c", "slug": "plain"}).want(t, 201)
 	if res, _ := e.visit(t, "GET", "/l/plain", chromeUA, nil); res.Header.Get("Location") != "https://example.com/p?b=2&a=1;c" {
 		t.Errorf("without utm: %q", res.Header.Get("Location"))
+	}
+	// A slash added after the slug (pasted links often gain one) reaches the link.
+	if res, _ := e.visit(t, "GET", "/l/plain/", chromeUA, nil); res.StatusCode != 302 || res.Header.Get("Location") != "https://example.com/p?b=2&a=1;c" {
+		t.Errorf("with a trailing slash: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// Location is ASCII: an international host in its xn-- form, other characters'
+	// bytes percent-encoded, what was already encoded left as it is.
+	for slug, c := range map[string]struct{ url, want string }{
+		"intl-path": {"https://example.com/ünïcode?q=日本&x=%C3%BC", "https://example.com/%C3%BCn%C3%AFcode?q=%E6%97%A5%E6%9C%AC&x=%C3%BC"},
+		"intl-host": {"https://bücher.example:8443/straße", "https://xn--bcher-kva.example:8443/stra%C3%9Fe"},
+	} {
+		e.do("POST", "/api/v1/links", secret, map[string]any{"url": c.url, "slug": slug}).want(t, 201)
+		if res, _ := e.visit(t, "GET", "/l/"+slug, chromeUA, nil); res.Header.Get("Location") != c.want {
+			t.Errorf("%s: Location %q, want %q", c.url, res.Header.Get("Location"), c.want)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ const maxForm = 4 << 10
 func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		slug, ok := strings.CutPrefix(r.URL.Path, prefix)
+		slug = strings.TrimSuffix(slug, "/") // a slash added when the link was pasted: /l/launch/
 		h := w.Header()
 		// Never cached by browsers or shared caches: every visit must reach us to count,
 		// and a changed target must apply at once. Short links are not for search engines.
@@ -93,8 +94,9 @@ var (
 	tooMany     = mustPage(`{{define "title"}}Too many tries{{end}}{{define "body"}}<h1>Too many tries</h1><p>Wait a little, then try the password again.</p>{{end}}`)
 	password    = mustPage(`{{define "title"}}Password required{{end}}{{define "body"}}<h1>{{if .Title}}{{.Title}}{{else}}This link is protected{{end}}</h1>` +
 		`<form method="post">{{if .Ref}}<input type="hidden" name="ref" value="{{.Ref}}">{{end}}<p><label for="password">Enter the password to continue</label></p>` +
-		`<p><input id="password" name="password" type="password" autocomplete="current-password" required autofocus> <button type="submit">Continue</button></p>` +
-		`{{if .Wrong}}<p class="err" role="alert">Wrong password. Try again.</p>{{end}}</form>{{end}}`)
+		`<p><input id="password" name="password" type="password" autocomplete="current-password" required autofocus` +
+		`{{if .Wrong}} aria-invalid="true" aria-describedby="password-error"{{end}}> <button type="submit">Continue</button></p>` +
+		`{{if .Wrong}}<p id="password-error" class="err" role="alert">Wrong password. Try again.</p>{{end}}</form>{{end}}`)
 )
 
 func mustPage(body string) *template.Template {

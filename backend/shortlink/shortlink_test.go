@@ -49,6 +49,15 @@ func TestPasswordTriesAreLimited(t *testing.T) {
 	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "Too many tries") {
 		t.Fatalf("sixth try: %d Retry-After %q, want 429 with Retry-After", w.Code, w.Header().Get("Retry-After"))
 	}
+	// The page itself says so while the visitor waits, rather than a form that cannot work.
+	r := httptest.NewRequest(http.MethodGet, "/l/locked", nil)
+	r.Header.Set("User-Agent", chrome)
+	r.RemoteAddr = "203.0.113.7:40000"
+	page := httptest.NewRecorder()
+	h.ServeHTTP(page, r)
+	if page.Code != http.StatusTooManyRequests || page.Header().Get("Retry-After") == "" || strings.Contains(page.Body.String(), "<form") {
+		t.Fatalf("the page during the wait: %d %s", page.Code, page.Body.String())
+	}
 	w = try("198.51.100.9", pw)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != target {
 		t.Fatalf("another visitor with the password: %d %q, want 303 to the target", w.Code, w.Header().Get("Location"))
@@ -64,8 +73,8 @@ func TestPasswordTriesAreLimited(t *testing.T) {
 			t.Fatalf("mistake %d after a success: %d, want 401 (the success forgave the earlier ones)", i+1, w.Code)
 		}
 	}
-	page := try("198.51.100.10", "guess")
-	if csp := page.Header().Get("Content-Security-Policy"); strings.Contains(csp, "form-action") || !strings.Contains(csp, "default-src 'none'") {
+	wrong := try("198.51.100.10", "guess")
+	if csp := wrong.Header().Get("Content-Security-Policy"); strings.Contains(csp, "form-action") || !strings.Contains(csp, "default-src 'none'") {
 		t.Fatalf("password page policy %q: form-action would block the redirect to the target", csp)
 	}
 }

@@ -39,7 +39,10 @@ var previewers = []string{"facebookexternalhit", "facebot", "twitterbot", "slack
 var crawlers = []string{"bot", "crawl", "spider", "slurp", "headless", "scrapy", "python-requests", "python-urllib",
 	"python/", "aiohttp", "httpx", "go-http-client", "okhttp", "java/", "libwww", "httpclient", "phantomjs", "lighthouse",
 	"preview", "wget", "axios", "postmanruntime", "insomnia", "node-fetch", "undici", "got (", "node-superagent",
-	"ruby", "faraday", "http.rb", "guzzlehttp", "php/", "restsharp", "reqwest", "dart:io", "powershell", "httpie"}
+	"ruby", "faraday", "http.rb", "guzzlehttp", "php/", "restsharp", "reqwest", "dart:io", "powershell", "httpie",
+	// Google's fetchers without "bot" in their names (Search Console's URL inspection among them).
+	"google-inspectiontool", "googleother", "google-read-aloud", "google-site-verification", "feedfetcher",
+	"mediapartners-google", "apis-google"}
 
 // agent is what a click keeps of a user agent, parsed once per distinct string.
 type agent struct {

@@ -78,6 +78,9 @@ func TestBotReason(t *testing.T) {
 		{"GET", "node-fetch/1.0", "crawler"},
 		{"GET", "Go-http-client/1.1", "crawler"},
 		{"GET", "curl/7.88.1", ""},
+		// Search Console's URL inspection: a browser's agent with Google's fetcher named at the end.
+		{"GET", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Google-InspectionTool/1.0", "crawler"},
+		{"GET", "Mozilla/5.0 (compatible; GoogleOther)", "crawler"},
 		{"GET", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15", ""},
 	} {
 		if got := botReason(c.method, parseAgent(c.ua)); got != c.want {

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/store"
+	"golang.org/x/net/idna"
 )
 
 // The redirect resolves slugs from memory: a slug is read from the database once, then
@@ -115,7 +117,7 @@ func (l *Links) resolve(ctx context.Context, slug string, now time.Time) (*cache
 	switch {
 	case err == nil:
 		e.found, e.link = true, sl
-		e.target, e.ios, e.android = withUTM(sl.URL, sl.UTM), withUTM(sl.IOSURL, sl.UTM), withUTM(sl.AndroidURL, sl.UTM)
+		e.target, e.ios, e.android = location(withUTM(sl.URL, sl.UTM)), location(withUTM(sl.IOSURL, sl.UTM)), location(withUTM(sl.AndroidURL, sl.UTM))
 	case old != nil && domain.IsCode(err, domain.CodeUnavailable):
 		kept := *old
 		kept.loadedAt = now.Add(staleRetry - cacheTTL)
@@ -131,6 +133,43 @@ func (l *Links) resolve(ctx context.Context, slug string, now time.Time) (*cache
 // withUTM sets the utm_ parameters on a target, replacing ones it has. The rest of the
 // target is kept byte for byte: its other parameters in their order and encoding (a flag
 // without a value, a ";", an escape a parser would refuse), and its fragment.
+// location is target as a Location header carries it: an international host name in its
+// ASCII form (bücher.example → xn--bcher-kva.example), the bytes of other non-ASCII
+// characters percent-encoded (/ünï → /%C3%BCn%C3%AF), everything else as the link has it.
+// Browsers do this themselves; stricter clients refuse raw UTF-8 in a header.
+func location(target string) string {
+	i := strings.IndexFunc(target, func(r rune) bool { return r >= utf8.RuneSelf })
+	if i < 0 {
+		return target
+	}
+	if scheme, rest, ok := strings.Cut(target, "://"); ok {
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		host, port := rest[:end], ""
+		if j := strings.LastIndexByte(host, ':'); j >= 0 {
+			host, port = host[:j], host[j:]
+		}
+		if a, err := idna.Lookup.ToASCII(host); err == nil && a != host {
+			target = scheme + "://" + a + port + rest[end:]
+			if i = strings.IndexFunc(target, func(r rune) bool { return r >= utf8.RuneSelf }); i < 0 {
+				return target
+			}
+		}
+	}
+	const hex = "0123456789ABCDEF"
+	b := []byte(target[:i])
+	for j := i; j < len(target); j++ {
+		if c := target[j]; c >= utf8.RuneSelf {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
 func withUTM(target string, u domain.UTM) string {
 	pairs := u.Pairs()
 	if target == "" || len(pairs) == 0 {
@@ -214,7 +253,11 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 	link := e.link
 	gone := func() Outcome {
 		if link.ExpiredURL != "" {
-			return Outcome{Kind: Redirect, Status: 302, Location: link.ExpiredURL}
+			status := 302
+			if v.Method == "POST" {
+				status = 303 // a form post's answer is always 303: the browser GETs it
+			}
+			return Outcome{Kind: Redirect, Status: status, Location: location(link.ExpiredURL)}
 		}
 		return Outcome{Kind: Gone}
 	}
@@ -223,12 +266,22 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 	}
 	status := link.RedirectStatus
 	if link.PasswordHash != "" {
-		if v.Method != "POST" {
-			return Outcome{Kind: Password, Title: link.Title}, nil
+		// A visitor is not asked for a password that can no longer open the link. The cache
+		// knows a link is exhausted only once a visit here found it so: read its count (a
+		// password page is not the fast path).
+		if link.MaxClicks != nil {
+			if fresh, err := l.st.LinkBySlug(ctx, v.Slug); err == nil && fresh.ID == link.ID &&
+				fresh.MaxClicks != nil && fresh.Clicks >= *fresh.MaxClicks {
+				l.cache.markExhausted(v.Slug)
+				return gone(), nil
+			}
 		}
 		key := link.ID + " " + v.IP
 		if wait := l.tries.RetryAfter(key, passwordTries, passwordWindow); wait > 0 {
 			return Outcome{Kind: TooManyTries, RetryAfter: wait, Title: link.Title}, nil
+		}
+		if v.Method != "POST" {
+			return Outcome{Kind: Password, Title: link.Title}, nil
 		}
 		if !service.CheckSecret(link.PasswordHash, v.Password) {
 			l.tries.Fail(key, passwordWindow)

@@ -260,33 +260,43 @@ func (l *Links) QRContent(link domain.Link) string { return l.Object(link).Short
 // QRPNG returns a link's QR code as a PNG of exactly size×size pixels (nil: DefaultQRSize).
 // A size given is checked, 0 included: only a size left out takes the default.
 func (l *Links) QRPNG(ctx context.Context, a service.Actor, id string, sizep *int) ([]byte, error) {
-	size := DefaultQRSize
-	if sizep != nil {
-		size = *sizep
-	}
-	if size < MinQRSize || size > MaxQRSize {
-		return nil, domain.Invalid("size", "size is %d to %d pixels", MinQRSize, MaxQRSize)
-	}
-	link, err := l.Get(ctx, a, id)
+	text, size, err := l.qrOf(ctx, a, id, sizep)
 	if err != nil {
 		return nil, err
 	}
-	png, err := qr.PNG(l.QRContent(link), size)
+	png, err := qr.PNG(text, size)
 	if err != nil {
 		return nil, domain.Internal(err)
 	}
 	return png, nil
 }
 
-// QRSVG returns a link's QR code as SVG.
-func (l *Links) QRSVG(ctx context.Context, a service.Actor, id string) (string, error) {
-	link, err := l.Get(ctx, a, id)
+// QRSVG returns a link's QR code as SVG, size×size pixels as it opens (nil: DefaultQRSize),
+// checked as QRPNG's; it scales to any size without loss.
+func (l *Links) QRSVG(ctx context.Context, a service.Actor, id string, sizep *int) (string, error) {
+	text, size, err := l.qrOf(ctx, a, id, sizep)
 	if err != nil {
 		return "", err
 	}
-	svg, err := qr.SVG(l.QRContent(link))
+	svg, err := qr.SVG(text, size)
 	if err != nil {
 		return "", domain.Internal(err)
 	}
 	return svg, nil
+}
+
+// qrOf checks a QR code's size and returns what it encodes.
+func (l *Links) qrOf(ctx context.Context, a service.Actor, id string, sizep *int) (string, int, error) {
+	size := DefaultQRSize
+	if sizep != nil {
+		size = *sizep
+	}
+	if size < MinQRSize || size > MaxQRSize {
+		return "", 0, domain.Invalid("size", "size is %d to %d pixels", MinQRSize, MaxQRSize)
+	}
+	link, err := l.Get(ctx, a, id)
+	if err != nil {
+		return "", 0, err
+	}
+	return l.QRContent(link), size, nil
 }
