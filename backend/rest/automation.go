@@ -55,11 +55,11 @@ type createEndpointRequest struct {
 // as null).
 type updateEndpointRequest struct {
 	endpointPath
-	Name         *string       `json:"name,omitempty" maxLength:"200" example:"Orders (shop)" doc:"A name for people."`
-	Verification *string       `json:"verification,omitempty" enum:"none,standard_webhooks,header_token" example:"header_token" doc:"A new kind gets a new secret, returned once."`
+	Name         *string       `json:"name,omitempty" nullable:"false" maxLength:"200" example:"Orders (shop)" doc:"A name for people."`
+	Verification *string       `json:"verification,omitempty" nullable:"false" enum:"none,standard_webhooks,header_token" example:"header_token" doc:"A new kind gets a new secret, returned once."`
 	Schema       *objectOrNull `json:"schema,omitempty" example:"{\"type\":\"object\"}" doc:"The new schema; null removes it."`
 	Action       *actionInput  `json:"action,omitempty" doc:"The new action; null (or {\"type\":\"\"}) removes it."`
-	Enabled      *bool         `json:"enabled,omitempty" example:"false" doc:"Enable or disable."`
+	Enabled      *bool         `json:"enabled,omitempty" nullable:"false" example:"false" doc:"Enable or disable."`
 }
 
 // testEndpointRequest is the body of POST /automation/endpoints/{id}/test.

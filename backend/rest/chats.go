@@ -23,7 +23,7 @@ type chatsQuery struct {
 // updateChatRequest is the body of PATCH /instances/{id}/chats/{chat_id}.
 type updateChatRequest struct {
 	chatPath
-	Archived *bool `json:"archived" required:"true" example:"true" doc:"Archive (true) or unarchive (false) the chat. A new message unarchives it."`
+	Archived *bool `json:"archived" required:"true" nullable:"false" example:"true" doc:"Archive (true) or unarchive (false) the chat. A new message unarchives it."`
 }
 
 func (a *api) listChats(r *http.Request, q chatsQuery) (list[domain.ChatObject], error) {

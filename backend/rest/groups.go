@@ -31,7 +31,7 @@ type createGroupRequest struct {
 // out are kept.
 type updateGroupRequest struct {
 	groupPath
-	Subject     *string `json:"subject,omitempty" maxLength:"100" example:"Launch team (v2)" doc:"The group's name."`
+	Subject     *string `json:"subject,omitempty" nullable:"false" maxLength:"100" example:"Launch team (v2)" doc:"The group's name."`
 	Description *string `json:"description,omitempty" maxLength:"2048" example:"Release coordination for v2" doc:"What the group is about."`
 }
 

@@ -24,7 +24,7 @@ type createInstanceRequest struct {
 // updateInstanceRequest is the body of PATCH /instances/{id}: fields left out are kept.
 type updateInstanceRequest struct {
 	instancePath
-	Name              *string        `json:"name,omitempty" maxLength:"100" doc:"A name for people." example:"Support line (EU)"`
+	Name              *string        `json:"name,omitempty" nullable:"false" maxLength:"100" doc:"A name for people." example:"Support line (EU)"`
 	Config            map[string]any "json:\"config,omitempty\" example:\"{\\\"echo\\\":true}\" doc:\"Settings to change: the keys given replace their values, `null` resets one to its default, a write-only value sent back as `********` is kept.\""
 	MessagesPerSecond *int           `json:"messages_per_second,omitempty" minimum:"1" maximum:"1000" doc:"How many sends may start per second." example:"5"`
 }

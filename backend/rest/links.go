@@ -37,14 +37,14 @@ type linksQuery struct {
 
 // LinkFields are a link's settable fields, shared by create, update and the bulk calls.
 type LinkFields struct {
-	Slug           *string       "json:\"slug,omitempty\" minLength:\"3\" maxLength:\"64\" pattern:\"^[A-Za-z0-9_-]+$\" example:\"launch\" doc:\"The path after /l/: 3 to 64 of `A-Z a-z 0-9 _ -`, case-sensitive. Generated (7 characters) when left out.\""
+	Slug           *string       "json:\"slug,omitempty\" nullable:\"false\" minLength:\"3\" maxLength:\"64\" pattern:\"^[A-Za-z0-9_-]+$\" example:\"launch\" doc:\"The path after /l/: 3 to 64 of `A-Z a-z 0-9 _ -`, case-sensitive. Generated (7 characters) when left out.\""
 	Title          *string       `json:"title,omitempty" maxLength:"200" example:"Launch post" doc:"A name for the link."`
 	Tags           *[]string     `json:"tags,omitempty" maxItems:"20" example:"[\"launch\"]" doc:"Up to 20 tags of up to 50 characters."`
 	ExpiresAt      *string       `json:"expires_at,omitempty" format:"date-time" example:"2030-01-01T00:00:00Z" doc:"After this time (RFC 3339) the link sends visitors to expired_url, or shows an expired page (410). Empty removes it."`
 	ExpiredURL     *string       `json:"expired_url,omitempty" maxLength:"2048" example:"https://example.com/offer-ended" doc:"Where an expired or exhausted link sends visitors (empty: the expired page)."`
 	MaxClicks      *int64        `json:"max_clicks,omitempty" minimum:"0" example:"1000" doc:"How many counted clicks the link redirects, exactly (bots do not count); then it is exhausted like an expired link. 0 removes the limit."`
 	Password       *string       `json:"password,omitempty" maxLength:"128" example:"open sesame" doc:"Visitors must enter this first (write-only; the link shows password_protected). Empty removes it."`
-	RedirectStatus *int          `json:"redirect_status,omitempty" minimum:"301" maximum:"308" example:"302" doc:"The redirect's status code: 301, 302, 307 or 308 (default 302)."`
+	RedirectStatus *int          `json:"redirect_status,omitempty" enum:"301,302,307,308" example:"302" doc:"The redirect's status code: 301, 302, 307 or 308 (default 302)."`
 	Metadata       *objectOrNull `json:"metadata,omitempty" example:"{\"campaign\":\"q4\"}" doc:"Your own JSON object (up to 4 KB), echoed in link events."`
 	ExternalID     *string       `json:"external_id,omitempty" maxLength:"128" example:"post-1234" doc:"Your own id for the link, unique in the workspace: GET /links/ext_{external_id} finds it."`
 	UTM            *utmInput     `json:"utm,omitempty" doc:"utm_ parameters set on the target URL (replacing the old ones)."`
@@ -81,7 +81,9 @@ type objectOrNull jsonObject
 func (o *objectOrNull) UnmarshalJSON(b []byte) error { return (*jsonObject)(o).UnmarshalJSON(b) }
 
 // jsonSchema has a pointer receiver: the field is a pointer, and the document asks a nil one.
-func (*objectOrNull) jsonSchema() obj { return obj{"type": []string{"object", "null"}} }
+func (*objectOrNull) jsonSchema() obj {
+	return obj{"type": []string{"object", "null"}, "additionalProperties": true}
+}
 
 func (f LinkFields) input(url *string) (links.Input, error) {
 	in := links.Input{URL: url, Slug: f.Slug, Title: f.Title, Tags: f.Tags, ExpiredURL: f.ExpiredURL,
@@ -115,14 +117,14 @@ type createLinkRequest struct {
 // updateLinkRequest is the body of PATCH /links/{id}: fields left out are kept.
 type updateLinkRequest struct {
 	linkPath
-	URL *string `json:"url,omitempty" maxLength:"2048" example:"https://example.com/blog/launch-v2" doc:"The new target."`
+	URL *string `json:"url,omitempty" nullable:"false" maxLength:"2048" example:"https://example.com/blog/launch-v2" doc:"The new target."`
 	LinkFields
 }
 
 // upsertLinkRequest is the body of PUT /links/ext_{external_id}.
 type upsertLinkRequest struct {
 	externalPath
-	URL *string `json:"url,omitempty" maxLength:"2048" example:"https://example.com/blog/launch" doc:"The target (required when the link is created)."`
+	URL *string `json:"url,omitempty" nullable:"false" maxLength:"2048" example:"https://example.com/blog/launch" doc:"The target (required when the link is created)."`
 	LinkFields
 }
 
@@ -134,7 +136,7 @@ type bulkCreateRequest struct {
 // bulkUpdateItem is one link of PATCH /links/bulk.
 type bulkUpdateItem struct {
 	ID  string  "json:\"id\" required:\"true\" example:\"lnk_01jr8d0c3b5n7q9s1u3w5y7a9c\" doc:\"The link's id (`lnk_…` or `ext_…`).\""
-	URL *string `json:"url,omitempty" maxLength:"2048" example:"https://example.com/blog/launch-v2" doc:"The new target."`
+	URL *string `json:"url,omitempty" nullable:"false" maxLength:"2048" example:"https://example.com/blog/launch-v2" doc:"The new target."`
 	LinkFields
 }
 
@@ -145,7 +147,7 @@ type bulkUpdateRequest struct {
 
 // bulkDeleteQuery is the input of DELETE /links/bulk.
 type bulkDeleteQuery struct {
-	IDs []string "json:\"-\" query:\"ids\" required:\"true\" example:\"[\\\"lnk_01jr8d0c3b5n7q9s1u3w5y7a9c\\\"]\" doc:\"1 to 100 link ids, comma-separated, deleted all or none.\""
+	IDs []string "json:\"-\" query:\"ids\" required:\"true\" example:\"[\\\"lnk_01jr8d0c3b5n7q9s1u3w5y7a9c\\\"]\" minItems:\"1\" maxItems:\"100\" doc:\"1 to 100 link ids, deleted all or none: `ids=a&ids=b`, or comma-separated in one (`ids=a,b`).\""
 }
 
 // clicksQuery is the input of GET /links/{id}/clicks.

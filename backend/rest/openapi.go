@@ -109,13 +109,15 @@ func openAPI(routes []route, baseURL string) obj {
 		switch status {
 		case 401:
 			headers["WWW-Authenticate"] = obj{"description": "`Bearer realm=\"switchboard\"`", "schema": obj{"type": "string"}}
-		case 429:
+		case 429, 503:
 			headers["Retry-After"] = obj{"$ref": "#/components/headers/Retry-After"}
 		}
 		if status != 401 {
 			for _, h := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"} {
 				headers[h] = obj{"$ref": "#/components/headers/" + h}
 			}
+			// An answer kept for an Idempotency-Key is replayed as it was, errors included.
+			headers["Idempotent-Replayed"] = obj{"$ref": "#/components/headers/Idempotent-Replayed"}
 		}
 		responses[r.name] = obj{
 			"description": r.description,

@@ -219,3 +219,58 @@ func wrongValue(s *openapi3.Schema) any {
 	}
 	return 12
 }
+
+// The document says what a client generator needs: null only where the server takes it (an
+// update of a webhook, field by field, against the server), free JSON as open objects, the
+// redirect codes a link takes, Retry-After on a 503, the bulk delete's ids.
+func TestOpenAPITellsGeneratorsTheTruth(t *testing.T) {
+	e := newEnv(t, store.SQLite, rest.Options{})
+	_, secret := e.owner.NewKey(t, e.svc, domain.ScopeAll)
+	hook := e.do("POST", "/api/v1/webhooks", secret, newHook).want(t, http.StatusCreated).json(t)
+	update := e.doc.Paths.Find("/api/v1/webhooks/{id}").Patch.RequestBody.Value.Content.Get("application/json").Schema.Value
+	for name, prop := range update.Properties {
+		res := e.do("PATCH", "/api/v1/webhooks/"+hook["id"].(string), secret, map[string]any{name: nil})
+		if allowed := prop.Value.VisitJSON(nil, openapi3.EnableJSONSchema2020()) == nil; allowed != (res.StatusCode == http.StatusOK) {
+			t.Errorf("PATCH /webhooks/{id} %s: null allowed by the document %v, the server answers %d %s", name, allowed, res.StatusCode, res.body)
+		}
+	}
+	schema := func(name string) *openapi3.Schema {
+		s := e.doc.Components.Schemas[name]
+		if s == nil {
+			t.Fatalf("no schema %s", name)
+		}
+		return s.Value
+	}
+	for _, c := range []struct{ schema, field string }{
+		{"UpdateLinkRequest", "url"}, {"UpdateLinkRequest", "slug"}, {"UpdateEndpointRequest", "name"},
+		{"UpdateInstanceRequest", "name"}, {"UpdateGroupRequest", "subject"}, {"UpdateChatRequest", "archived"},
+	} {
+		if schema(c.schema).Properties[c.field].Value.VisitJSON(nil, openapi3.EnableJSONSchema2020()) == nil {
+			t.Errorf("%s.%s: the server refuses null, the document allows it", c.schema, c.field)
+		}
+	}
+	for _, c := range []struct{ schema, field string }{
+		{"CreateLinkRequest", "metadata"}, {"Link", "metadata"}, {"Event", "data"}, {"Run", "output"},
+		{"TestEndpointRequest", "payload"}, {"CreateEndpointRequest", "schema"},
+	} {
+		p := schema(c.schema).Properties[c.field].Value
+		if p.AdditionalProperties.Has == nil || !*p.AdditionalProperties.Has || p.Extensions["contentEncoding"] != nil {
+			t.Errorf("%s.%s: free JSON must be an open object (additionalProperties %v)", c.schema, c.field, p.AdditionalProperties.Has)
+		}
+		if err := p.VisitJSON(map[string]any{"campaign": "q4", "n": 1.0}, openapi3.EnableJSONSchema2020()); err != nil {
+			t.Errorf("%s.%s refuses an object of any fields: %v", c.schema, c.field, err)
+		}
+	}
+	rs := schema("CreateLinkRequest").Properties["redirect_status"].Value
+	if rs.VisitJSON(303.0) == nil || rs.VisitJSON(307.0) != nil {
+		t.Errorf("redirect_status: enum %v", rs.Enum)
+	}
+	if h := e.doc.Components.Responses["Unavailable"].Value.Headers["Retry-After"]; h == nil {
+		t.Error("the 503 response does not declare Retry-After")
+	}
+	for _, p := range e.doc.Paths.Find("/api/v1/links/bulk").Delete.Parameters {
+		if p.Value.Name == "ids" && (!p.Value.Required || p.Value.Schema.Value.MaxItems == nil || *p.Value.Schema.Value.MaxItems != 100) {
+			t.Errorf("ids of DELETE /links/bulk: required %v, schema %+v", p.Value.Required, p.Value.Schema.Value)
+		}
+	}
+}

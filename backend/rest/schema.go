@@ -32,7 +32,10 @@ import (
 //	format, pattern      string rules; minLength, maxLength, minItems, maxItems, minimum,
 //	                     maximum: numbers
 //	type:"object"        the JSON type of an interface or json.RawMessage field (a pointer
-//	                     to one, in a response, may also be null)
+//	                     to one, in a response, may also be null); an object of any fields
+//	nullable:"false"     a pointer field of a request that may be left out but not sent as
+//	                     null (an update's field the object cannot be without: the service's
+//	                     CannotRemove); other pointer fields of requests may be null
 //
 // Named struct types become components (#/components/schemas/<Name>) named after the Go
 // type: first letter upper-cased, an "Object" suffix dropped (domain.WebhookObject is
@@ -156,11 +159,19 @@ func upperFirst(s string) string {
 func (s *schemaSet) object(t reflect.Type, in bool) obj {
 	props, required := obj{}, []string{}
 	for _, f := range jsonFields(t) {
-		p := s.schema(f.typ, in)
+		typ := f.typ
+		if in && typ.Kind() == reflect.Pointer && f.tag.Get("nullable") == "false" {
+			typ = typ.Elem()
+		}
+		p := s.schema(typ, in)
 		if tt := f.tag.Get("type"); tt != "" {
+			delete(p, "contentEncoding") // raw JSON held as bytes: the JSON type is the tag's
 			p["type"] = tt
 			if f.typ.Kind() == reflect.Pointer && !in { // a *json.RawMessage written as null when nil
 				p["type"] = []string{tt, "null"}
+			}
+			if tt == "object" {
+				p["additionalProperties"] = true // free JSON: any fields (code generators read a bare object as none)
 			}
 		}
 		annotate(p, f.tag)
@@ -224,7 +235,20 @@ func annotate(p obj, tag reflect.StructTag) {
 		}
 	}
 	if v := tag.Get("enum"); v != "" {
-		p["enum"] = strings.Split(v, ",")
+		values := strings.Split(v, ",")
+		if t, _ := p["type"].(string); t == "integer" || slices.Contains(asStrings(p["type"]), "integer") {
+			ints := make([]int, len(values))
+			for i, v := range values {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					panic(fmt.Sprintf("rest: enum value %q of an integer is not one", v))
+				}
+				ints[i] = n
+			}
+			p["enum"] = ints
+		} else {
+			p["enum"] = values
+		}
 	}
 	for _, k := range []string{"const", "default"} {
 		if v, ok := tag.Lookup(k); ok {
@@ -382,3 +406,6 @@ func (s *schemaSet) exampleOf(schema obj, where string, depth int) (any, error) 
 	}
 	return nil, fmt.Errorf("%s: no example (give the field an example tag)", where)
 }
+
+// asStrings is a schema's type list ([]string), or nil.
+func asStrings(v any) []string { l, _ := v.([]string); return l }

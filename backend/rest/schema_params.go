@@ -157,7 +157,7 @@ func (s *schemaSet) params(t reflect.Type) []obj {
 			if enum := p.tag.Get("enum"); enum != "" {
 				schema["enum"] = strings.Split(enum, ",")
 			}
-			for _, k := range []string{"maxLength", "minimum", "maximum"} {
+			for _, k := range []string{"maxLength", "minimum", "maximum", "minItems", "maxItems"} {
 				if v := p.tag.Get(k); v != "" {
 					n, err := strconv.ParseFloat(v, 64)
 					if err != nil {
@@ -166,7 +166,8 @@ func (s *schemaSet) params(t reflect.Type) []obj {
 					schema[k] = n
 				}
 			}
-			o := obj{"name": p.name, "in": p.in, "required": p.in == "path", "description": p.tag.Get("doc"), "schema": schema}
+			o := obj{"name": p.name, "in": p.in, "required": p.in == "path" || p.tag.Get("required") == "true",
+				"description": p.tag.Get("doc"), "schema": schema}
 			if typ.Kind() == reflect.Slice {
 				o["style"], o["explode"] = "form", true
 			}

@@ -22,11 +22,11 @@ type createWebhookRequest struct {
 // fields sent as null).
 type updateWebhookRequest struct {
 	webhookPath
-	URL         *string   `json:"url,omitempty" format:"uri" maxLength:"2048" doc:"Where to send events."`
+	URL         *string   `json:"url,omitempty" nullable:"false" format:"uri" maxLength:"2048" doc:"Where to send events."`
 	Description *string   `json:"description,omitempty" maxLength:"500" doc:"What the endpoint is for, or null to remove it."`
-	EventTypes  *[]string "json:\"event_types,omitempty\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"*\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
+	EventTypes  *[]string "json:\"event_types,omitempty\" nullable:\"false\" minItems:\"1\" maxItems:\"100\" example:\"[\\\"*\\\"]\" doc:\"Event types to deliver (`GET /api/v1/event-types` lists them), or `*` for every type.\""
 	InstanceID  *string   `json:"instance_id,omitempty" doc:"An instance id, or null to remove the filter."`
-	Enabled     *bool     `json:"enabled,omitempty" doc:"Whether deliveries are sent." example:"true"`
+	Enabled     *bool     `json:"enabled,omitempty" nullable:"false" doc:"Whether deliveries are sent." example:"true"`
 }
 
 // testWebhookRequest is the optional body of POST /webhooks/{id}/test.
