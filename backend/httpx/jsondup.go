@@ -4,25 +4,26 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
 
+// MaxJSONDepth bounds how deeply objects and arrays nest in a body: no input of the API
+// needs more than a handful of levels, and a deep one costs memory for every level open.
+const MaxJSONDepth = 64
+
 // NoDuplicateKeys refuses a JSON body with an object that names a key twice, at any depth,
 // naming it by its path ("links[1].slug"): encoding/json keeps the last one, so
 // {"url":"a","url":"b"} would create a link to b without a word about a. REST bodies and
-// GraphQL requests (their variables) both pass through it. JSON that does not parse is
-// left to the decoder's own errors.
+// GraphQL requests (their variables) both pass through it. It also refuses objects and
+// arrays nested deeper than MaxJSONDepth. JSON that does not parse is left to the decoder's
+// own errors.
+//
+// Its memory is the keys of the objects open at a time and one path step per level: a
+// path is built only to name an error.
 func NoDuplicateKeys(body []byte) error {
-	seen := map[string]bool{} // object path and key; each object has a path of its own
-	return walkJSON(body, func(object, key string) error {
-		where := joinKey(object, key)
-		if seen[object+"\x00"+key] {
-			return domain.Invalid(where, "%s is given twice", where)
-		}
-		seen[object+"\x00"+key] = true
-		return nil
-	}, nil)
+	return walkJSON(body, true, nil)
 }
 
 // PathAt is the path ("attributes.plan", "labels[1]") of the value of body that ends at
@@ -30,9 +31,9 @@ func NoDuplicateKeys(body []byte) error {
 // errors give that offset, and name only the struct field: not a map's key, nor an index.
 func PathAt(body []byte, offset int64) string {
 	path := ""
-	_ = walkJSON(body, nil, func(p string, end int64) error {
+	_ = walkJSON(body, false, func(p func() string, end int64) error {
 		if end >= offset {
-			path = p
+			path = p()
 			return errStop
 		}
 		return nil
@@ -42,41 +43,53 @@ func PathAt(body []byte, offset int64) string {
 
 var errStop = domain.Invalid("", "stop")
 
-// walkJSON reads body's tokens, calling key (when set) with each object key and the path
-// of its object, and value (when set) with each value's path and the offset after it (after
-// the opening of an object or array). It stops at the first error of theirs, at the end of
-// the body's first value, or at JSON that does not parse (not reported: that is the
-// decoder's to say).
-func walkJSON(body []byte, key func(object, key string) error, value func(path string, end int64) error) error {
+// maxPathInError bounds the path an error names.
+const maxPathInError = 256
+
+// jsonLevel is an object or array open in a walk.
+type jsonLevel struct {
+	step   string // how its parent reaches it: ".key", "[3]" (the first level: "key" or "")
+	object bool
+	index  int    // the next element of an array
+	key    string // the key whose value comes next (objects)
+	hasKey bool
+	keys   map[string]bool // the object's keys so far, when looking for duplicates
+}
+
+// walkJSON reads body's tokens, refusing (when dups) an object key given twice or nesting
+// deeper than MaxJSONDepth, and calling value (when set) with each value's path and the
+// offset after it (after the opening of an object or array). It stops at the first error,
+// at the end of the body's first value, or at JSON that does not parse (not reported: that
+// is the decoder's to say).
+func walkJSON(body []byte, dups bool, value func(path func() string, end int64) error) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	type level struct {
-		path   string
-		object bool
-		index  int    // the next element of an array
-		key    string // the key whose value comes next (objects)
-		hasKey bool
+	var stack []*jsonLevel
+	pathOf := func(last string) string {
+		var b strings.Builder
+		for _, l := range stack {
+			b.WriteString(l.step)
+		}
+		b.WriteString(last)
+		path := strings.TrimPrefix(b.String(), ".")
+		if len(path) > maxPathInError { // keys are the caller's: an error names a bounded part
+			path = strings.ToValidUTF8(path[:maxPathInError], "") + "…"
+		}
+		return path
 	}
-	var stack []*level
-	// at is where the next value sits: under the innermost object's key or array's index.
-	at := func() string {
+	// next is the step to the next value: the innermost object's key or array's index.
+	next := func() string {
 		if len(stack) == 0 {
 			return ""
 		}
 		top := stack[len(stack)-1]
 		if !top.object {
 			top.index++
-			return top.path + "[" + strconv.Itoa(top.index-1) + "]"
+			return "[" + strconv.Itoa(top.index-1) + "]"
 		}
 		top.hasKey = false // its value is read: the next string is a key
-		return joinKey(top.path, top.key)
+		return "." + top.key
 	}
 	expectKey := func() bool { return len(stack) > 0 && stack[len(stack)-1].object && !stack[len(stack)-1].hasKey }
-	visit := func(path string) error {
-		if value == nil {
-			return nil
-		}
-		return value(path, dec.InputOffset())
-	}
 	for {
 		tok, err := dec.Token()
 		if err != nil {
@@ -90,32 +103,36 @@ func walkJSON(body []byte, key func(object, key string) error, value func(path s
 		}
 		if s, ok := tok.(string); ok && expectKey() {
 			top := stack[len(stack)-1]
-			if key != nil {
-				if err := key(top.path, s); err != nil {
-					return err
+			if dups {
+				if top.keys[s] {
+					where := pathOf("." + s)
+					return domain.Invalid(where, "%s is given twice", where)
 				}
+				if top.keys == nil {
+					top.keys = map[string]bool{}
+				}
+				top.keys[s] = true
 			}
 			top.key, top.hasKey = s, true
 			continue
 		}
-		path := at()
-		if err := visit(path); err != nil {
-			if err == errStop {
-				return nil
+		step := next()
+		if value != nil {
+			if err := value(func() string { return pathOf(step) }, dec.InputOffset()); err != nil {
+				if err == errStop {
+					return nil
+				}
+				return err
 			}
-			return err
 		}
 		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, &level{path: path, object: d == '{'})
+			if dups && len(stack) >= MaxJSONDepth {
+				where := pathOf(step)
+				return domain.Invalid(where, "the JSON nests objects and arrays deeper than %d levels", MaxJSONDepth)
+			}
+			stack = append(stack, &jsonLevel{step: step, object: d == '{'})
 		} else if len(stack) == 0 {
 			return nil // a scalar body
 		}
 	}
-}
-
-func joinKey(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
