@@ -990,6 +990,8 @@ func TestLinkTargetsThatLoopOrMisleadAreRefused(t *testing.T) {
 		{"android_url", baseURL + "/l/%6coop"},
 		{"url", "https://bank.example@evil.example/login"},
 		{"expired_url", "https://user:secret@example.com/"},
+		{"url", "https://evil.example:99999/"},
+		{"ios_url", "https://example.com:0/"},
 	} {
 		body := map[string]any{"url": "https://example.com", "slug": "loop", c.field: c.url}
 		if got := e.do("POST", "/api/v1/links", secret, body).wantError(t, 400, "validation_failed"); got["param"] != c.field {

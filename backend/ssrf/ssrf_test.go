@@ -34,6 +34,8 @@ func TestClassify(t *testing.T) {
 		"::ffff:10.0.0.1":  "private", // IPv4-mapped
 		"::ffff:127.0.0.1": "loopback",
 		"64:ff9b::a00:1":   "NAT64",
+		"::127.0.0.1":      "IPv4-compatible", // dialled as ::7f00:1 when Linux routes it
+		"::ffff:0:7f00:1":  "IPv4-translated",
 		"8.8.8.8":          "",
 		"1.1.1.1":          "",
 		"172.32.0.1":       "",

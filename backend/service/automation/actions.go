@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/service"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
 	"github.com/switchboard-dev/switchboard/backend/service/messaging"
+	"github.com/switchboard-dev/switchboard/backend/ssrf"
 	"github.com/switchboard-dev/switchboard/backend/store"
 )
 
@@ -341,6 +342,11 @@ func (a *Automation) forward(ctx context.Context, target string, call domain.Pub
 	req.Header.Set("User-Agent", "Switchboard-Automation/1")
 	req.Header.Set("Idempotency-Key", call.ID)
 	res, err := client.Do(req)
+	var refused *ssrf.BlockedError
+	if errors.As(err, &refused) {
+		// Says why, not which address: the run is the workspace's to read, the resolver ours.
+		return 0, errFailed{fmt.Sprintf("the target's host resolves to a non-public address (%s)", refused.Why)}
+	}
 	if err != nil {
 		return 0, fmt.Errorf("the target did not answer: %w", err)
 	}

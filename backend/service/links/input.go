@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -261,6 +262,11 @@ func (l *Links) checkTarget(param, raw string) (string, error) {
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if host == "" {
 		return "", domain.Invalid(param, "%s must be an absolute http or https URL", param)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", domain.Invalid(param, "%s has an invalid port (1 to 65535)", param)
+		}
 	}
 	if u.User != nil {
 		// https://bank.example@evil.example/ reads as the bank's address and goes to evil's:
