@@ -228,7 +228,8 @@ func (a *App) routes() http.Handler {
 	h = httpx.AccessLog(a.log)(h)
 	h = httpx.Recover(a.log)(h)
 	h = httpx.RequestID(h)
-	return h
+	proxies, _ := httpx.ParseProxies(cfg.TrustedProxies) // checked with the configuration
+	return httpx.TrustProxies(proxies)(h)
 }
 
 // apiFirst sends every request under /api/v1 to the API, sparing its hottest path the

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-dev/switchboard/backend/channels/telegram"
 	"github.com/switchboard-dev/switchboard/backend/channels/whatsappcloud"
 	"github.com/switchboard-dev/switchboard/backend/domain"
+	"github.com/switchboard-dev/switchboard/backend/httpx"
 	"github.com/switchboard-dev/switchboard/backend/jobs"
 	"github.com/switchboard-dev/switchboard/backend/rest"
 	"github.com/switchboard-dev/switchboard/backend/service/links"
@@ -70,6 +71,9 @@ type Config struct {
 	GraphQLIntrospection bool
 	GraphQLComplexity    int
 	WebhookAllowList     []string
+	// TrustedProxies are the proxies in front (TLS terminators, load balancers) whose
+	// X-Forwarded-For names the client (httpx.TrustProxies); none by default.
+	TrustedProxies []string
 	// WebhookLease is how long a claimed delivery is held (≥ MinWebhookLease).
 	WebhookLease time.Duration
 	// DBAcquireTimeout is how long a request waits for a free database connection before it
@@ -149,6 +153,7 @@ var Settings = []Setting{
 	{"SWITCHBOARD_GRAPHQL_INTROSPECTION", "", "true", "allow GraphQL schema introspection (true or false)"},
 	{"SWITCHBOARD_GRAPHQL_COMPLEXITY", "", strconv.Itoa(graph.DefaultComplexityLimit), "largest GraphQL query complexity accepted (≥ 1)"},
 	{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "", "", "comma-separated hosts or CIDRs webhooks may reach despite SSRF rules (e.g. 127.0.0.1,n8n.internal)"},
+	{"SWITCHBOARD_TRUSTED_PROXIES", "", "", "comma-separated addresses or CIDRs of the proxies in front (e.g. 127.0.0.1,10.0.0.0/8): their X-Forwarded-For names the client"},
 	{"SWITCHBOARD_WEBHOOK_WORKERS", "", strconv.Itoa(DefaultWebhookWorkers), "webhook deliveries this replica makes at once; 0 = this replica delivers no webhooks (API-only)"},
 	{"SWITCHBOARD_MESSAGE_WORKERS", "", strconv.Itoa(messaging.DefaultWorkers.Send), "message sends this replica makes at once; 0 = this replica sends no messages and applies no channel events (API-only)"},
 	{"SWITCHBOARD_WEBHOOK_PER_ENDPOINT", "", strconv.Itoa(DefaultWebhookPerEndpoint), "deliveries in flight to one endpoint at once, across all replicas (≥ 1)"},
@@ -229,6 +234,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	for _, h := range strings.Split(get("SWITCHBOARD_WEBHOOK_ALLOWLIST"), ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.WebhookAllowList = append(c.WebhookAllowList, h)
+		}
+	}
+	for _, h := range strings.Split(get("SWITCHBOARD_TRUSTED_PROXIES"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			c.TrustedProxies = append(c.TrustedProxies, h)
 		}
 	}
 	for _, h := range strings.Split(get("SWITCHBOARD_LINK_BLOCKLIST"), ",") {
@@ -373,6 +383,11 @@ func (c Config) Validate() error {
 			bad("SWITCHBOARD_PPROF_ADDR", "%q %v (for example 127.0.0.1:6060)", c.PprofAddr, err)
 		} else if host, _, _ := net.SplitHostPort(c.PprofAddr); !isLoopback(host) {
 			bad("SWITCHBOARD_PPROF_ADDR", "%q: profiles are served on a loopback host only (127.0.0.1, ::1 or localhost, as in 127.0.0.1:6060)", c.PprofAddr)
+		}
+	}
+	for _, e := range c.TrustedProxies {
+		if _, err := httpx.ParseProxies([]string{e}); err != nil { // one entry at a time: each mistake is listed
+			bad("SWITCHBOARD_TRUSTED_PROXIES", "%v", err)
 		}
 	}
 	for _, e := range c.WebhookAllowList {

@@ -292,6 +292,8 @@ func TestConfigCheckReadsFilesAddressesAndStores(t *testing.T) {
 		{"SWITCHBOARD_PPROF_ADDR", "localhost.example.com:6060", "loopback"},
 		{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "nothost/x", `"nothost/x"`},
 		{"SWITCHBOARD_WEBHOOK_ALLOWLIST", "127.0.0.1, n8n internal", `"n8n internal" is not a host, IP or CIDR`},
+		{"SWITCHBOARD_TRUSTED_PROXIES", "127.0.0.1, proxy.internal", `"proxy.internal" is not an IP address or a CIDR prefix`},
+		{"SWITCHBOARD_TRUSTED_PROXIES", "10.0.0.0/33", `"10.0.0.0/33"`},
 		{"SWITCHBOARD_MODELS_FILE", "/nope.json", "no such file"},
 		{"SWITCHBOARD_MODELS_FILE", noID, "entry 0 has no id"},
 		{"SWITCHBOARD_GEOIP_FILE", "/nope.mmdb", "no such file"},

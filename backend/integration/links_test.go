@@ -192,3 +192,39 @@ func TestLinksRedirectThroughAnOutageAndKeepTheirClicks(t *testing.T) {
 		t.Fatalf("the replica answered 500:\n%s", a.logs.String())
 	}
 }
+
+// Behind a proxy the operator trusts, clicks count the visitors the proxy names in
+// X-Forwarded-For (two visitors: two uniques); without SWITCHBOARD_TRUSTED_PROXIES the
+// header is anyone's to send and is ignored (one connection: one visitor).
+func TestTrustedProxyNamesTheVisitor(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		env     []string
+		uniques float64
+	}{{"trusted", []string{"SWITCHBOARD_TRUSTED_PROXIES=127.0.0.1"}, 2}, {"untrusted", nil, 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := startReplica(t, "A", storetest.URL(t, store.SQLite), c.env...)
+			o := signUp(t, r)
+			var l linkObject
+			r.mustREST(t, o.key, http.MethodPost, "/api/v1/links", map[string]any{"url": "https://example.com", "slug": "proxied"}, &l)
+			for _, client := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.2"} {
+				req, _ := http.NewRequest(http.MethodGet, r.base+"/l/proxied", nil)
+				req.Header.Set("User-Agent", browserUA)
+				req.Header.Set("X-Forwarded-For", client)
+				res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+			}
+			var stats map[string]any
+			waitFor(t, 10*time.Second, "the three clicks to be stored", func() bool {
+				r.mustREST(t, o.key, http.MethodGet, "/api/v1/links/"+l.ID+"/stats", nil, &stats)
+				return stats["clicks"] == float64(3)
+			})
+			if stats["uniques"] != c.uniques {
+				t.Fatalf("uniques %v, want %v", stats["uniques"], c.uniques)
+			}
+		})
+	}
+}
