@@ -53,11 +53,28 @@ var errBadCredentials = &domain.Error{Code: domain.CodeUnauthenticated, Reason: 
 var errTooManyAttempts = &domain.Error{Code: domain.CodeRateLimited, Reason: "too_many_attempts",
 	Message: "too many failed sign-in attempts; try again later"}
 
+// Sign-ups per client address: a person makes an account or two; a script making hundreds
+// fills the database and takes the password hasher's turns from sign-ins and link passwords.
+const (
+	signUpLimit  = 10
+	signUpWindow = time.Hour
+)
+
+var errTooManySignUps = &domain.Error{Code: domain.CodeRateLimited, Reason: "too_many_sign_ups",
+	Message: "too many accounts made from this address; try again later"}
+
 // SignUp creates an account and signs it in, returning the session token.
 func (u *Users) SignUp(ctx context.Context, in SignUpInput, client ClientInfo) (domain.User, string, error) {
 	email, err := normalizeEmail(in.Email)
 	if err != nil {
 		return domain.User{}, "", err
+	}
+	if client.IP != "" {
+		key := "signup:" + client.IP
+		if u.throttle.Blocked(key, signUpLimit, signUpWindow) {
+			return domain.User{}, "", errTooManySignUps
+		}
+		u.throttle.Fail(key, signUpWindow) // every try counts, made or not
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {

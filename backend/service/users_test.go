@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -130,6 +131,38 @@ func TestSignInThrottling(t *testing.T) {
 	}
 	if _, _, err := svc.Users.SignIn(ctx, good, client); err != nil {
 		t.Fatalf("another address is not throttled: %v", err)
+	}
+}
+
+// One address makes at most 10 accounts an hour (tries that fail count too); another address
+// is not held back, and the hour's end frees it.
+func TestSignUpThrottling(t *testing.T) {
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	svc, _ := servicetest.New(t, store.SQLite, service.Config{Clock: clock})
+	script := service.ClientInfo{IP: "203.0.113.50"}
+	signUp := func(i int, from service.ClientInfo) error {
+		_, _, err := svc.Users.SignUp(ctx, service.SignUpInput{Email: fmt.Sprintf("u%d@example.com", i),
+			Password: "correct horse battery", Name: "U"}, from)
+		return err
+	}
+	for i := range 9 {
+		if err := signUp(i, script); err != nil {
+			t.Fatalf("sign-up %d: %v", i+1, err)
+		}
+	}
+	if err := signUp(0, script); !domain.IsCode(err, domain.CodeConflict) { // a failed try counts as well
+		t.Fatalf("a taken email: %v", err)
+	}
+	if err := signUp(100, script); !domain.IsCode(err, domain.CodeRateLimited) {
+		t.Fatalf("the 11th sign-up from one address: %v, want rate limited", err)
+	}
+	if err := signUp(101, service.ClientInfo{IP: "198.51.100.1"}); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+	clock.t = clock.t.Add(61 * time.Minute)
+	if err := signUp(102, script); err != nil {
+		t.Fatalf("after the hour: %v", err)
 	}
 }
 
