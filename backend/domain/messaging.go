@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -76,6 +77,20 @@ type InstanceObject struct {
 }
 
 // Object returns the public representation of in.
+// ForEvent is the object as events carry it: the callback URL's token (the last part of
+// its path) shows as "{token}", as an automation endpoint's URL does. Events are read with
+// events:read, kept for weeks and sent to every webhook; the URL itself is for those who
+// manage the instance (GET /instances/{id}).
+func (o InstanceObject) ForEvent() InstanceObject {
+	if o.CallbackURL != nil {
+		if i := strings.LastIndexByte(*o.CallbackURL, '/'); i >= 0 {
+			u := (*o.CallbackURL)[:i+1] + "{token}"
+			o.CallbackURL = &u
+		}
+	}
+	return o
+}
+
 func (in Instance) Object() InstanceObject {
 	cfg := make(map[string]any, len(in.Config)+len(in.Secrets))
 	for k, v := range in.Config {

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -116,6 +117,31 @@ func TestChannelsAndCallbackURLs(t *testing.T) {
 		rotated := e.do("POST", "/api/v1/instances/"+id+"/rotate-callback-token", secret, nil).want(t, http.StatusOK).json(t)
 		if rotated["callback_url"] == url || rotated["callback_url"] == nil {
 			t.Fatalf("rotated: %v", rotated["callback_url"])
+		}
+		// Events (read with events:read, kept for weeks, sent to every webhook) carry the URL
+		// with "{token}" in place of the token.
+		seen := 0
+		for _, ev := range e.items(t, secret, "/api/v1/events?type=instance.created,instance.updated,instance.status_changed&limit=100") {
+			raw, _ := json.Marshal(ev)
+			if !strings.Contains(string(raw), id) {
+				continue
+			}
+			seen++
+			for _, u := range []string{url, rotated["callback_url"].(string)} {
+				if strings.Contains(string(raw), u[strings.LastIndexByte(u, '/')+1:]) {
+					t.Fatalf("%s event holds the callback token: %s", ev["type"], raw)
+				}
+			}
+			data, _ := ev["data"].(map[string]any)
+			if inst, ok := data["instance"].(map[string]any); ok {
+				data = inst // instance.status_changed
+			}
+			if data["callback_url"] != "https://sb.example.com/channels/telegram/{token}" {
+				t.Fatalf("%s event's callback_url %v", ev["type"], data["callback_url"])
+			}
+		}
+		if seen < 3 { // created, its status changes, the rotation's
+			t.Fatalf("%d events of the bot", seen)
 		}
 		sb := e.do("POST", "/api/v1/instances", secret, map[string]any{"name": "S"}).want(t, http.StatusCreated).json(t)
 		if sb["callback_url"] != nil {

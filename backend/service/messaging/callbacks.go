@@ -89,7 +89,7 @@ func (s *Instances) RotateCallbackToken(ctx context.Context, a service.Actor, id
 		if err != nil {
 			return err
 		}
-		if err := s.c.record(ctx, c.Tx, *cur, domain.EventInstanceUpdated, pub.Object()); err != nil {
+		if err := s.c.record(ctx, c.Tx, *cur, domain.EventInstanceUpdated, pub.Object().ForEvent()); err != nil {
 			return err
 		}
 		if cur.Status == domain.InstanceConnected || cur.Status == domain.InstancePairing {

@@ -110,7 +110,7 @@ func (s *Instances) Create(ctx context.Context, a service.Actor, in CreateInstan
 		if err != nil {
 			return err
 		}
-		if err := s.c.record(ctx, c.Tx, out, domain.EventInstanceCreated, pub.Object()); err != nil {
+		if err := s.c.record(ctx, c.Tx, out, domain.EventInstanceCreated, pub.Object().ForEvent()); err != nil {
 			return err
 		}
 		if in.Connect {
@@ -419,7 +419,7 @@ func (c *core) setStatus(ctx context.Context, tx *store.Tx, in *store.StoredInst
 		r = &reason
 	}
 	return c.record(ctx, tx, *in, domain.EventInstanceStatusChanged,
-		domain.InstanceStatusChange{Instance: pub.Object(), From: from, To: to, Reason: r})
+		domain.InstanceStatusChange{Instance: pub.Object().ForEvent(), From: from, To: to, Reason: r})
 }
 
 // Pairing returns the QR code and pairing code of an instance waiting to be paired. It
@@ -503,7 +503,7 @@ func (c *core) recordInstance(ctx context.Context, tx *store.Tx, in store.Stored
 	if err != nil {
 		return pub, err
 	}
-	return pub, c.record(ctx, tx, in, typ, pub.Object())
+	return pub, c.record(ctx, tx, in, typ, pub.Object().ForEvent())
 }
 
 // connected records a completed connection with the instance's address.
