@@ -89,7 +89,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	st.SetStatementTimeout(cfg.DBStatementTimeout) // after migrating: building an index may take long
 	if cfg.SecretsKey == "" {
-		log.Warn("SWITCHBOARD_SECRETS_KEY is not set: webhook signing secrets are stored unencrypted")
+		log.Warn("SWITCHBOARD_SECRETS_KEY is not set: secrets kept for later use (webhook and subscription signing secrets, inbound endpoints' tokens and secrets, channel credentials and callback tokens) are stored unencrypted")
 	}
 	policy, err := ssrf.NewPolicy(cfg.WebhookAllowList)
 	if err != nil {
