@@ -567,6 +567,11 @@ func TestRedirectExpiryAndPassword(t *testing.T) {
 		res.Header.Get("Location") != "https://example.com/secret" {
 		t.Fatalf("right password: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
+	// The form posts to the page's own URL, query included: it goes on to the target too.
+	if res, _ := e.visit(t, "POST", "/l/locked?src=mail", chromeUA, url.Values{"password": {"open sesame"}}); res.StatusCode != 303 ||
+		res.Header.Get("Location") != "https://example.com/secret?src=mail" {
+		t.Fatalf("right password, with a query: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
 	// A wrong password is announced and tied to the field it is about.
 	if _, body := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"guess"}}); !strings.Contains(body, `aria-invalid="true" aria-describedby="password-error"`) ||
 		!strings.Contains(body, `<p id="password-error" class="err" role="alert">`) {
@@ -767,6 +772,27 @@ func TestRedirectKeepsTheTargetsQuery(t *testing.T) {
 	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/p?b=2&a=1;c", "slug": "plain"}).want(t, 201)
 	if res, _ := e.visit(t, "GET", "/l/plain", chromeUA, nil); res.Header.Get("Location") != "https://example.com/p?b=2&a=1;c" {
 		t.Errorf("without utm: %q", res.Header.Get("Location"))
+	}
+	// The visitor's query goes on to the target, but not over what the link sets (its own
+	// parameters and utm_ ones) nor qr; a parameter given twice goes on once.
+	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/p?a=1#frag", "slug": "pass",
+		"utm": map[string]any{"source": "news"}}).want(t, 201)
+	for query, want := range map[string]string{
+		"":               "https://example.com/p?a=1&utm_source=news#frag",
+		"?ref=nl&x=%20y": "https://example.com/p?a=1&utm_source=news&ref=nl&x=%20y#frag",
+		"?a=2&utm_source=evil&qr=1&ref=1&ref=2&b=": "https://example.com/p?a=1&utm_source=news&ref=1&b=#frag",
+		"?q=日本": "https://example.com/p?a=1&utm_source=news&q=%E6%97%A5%E6%9C%AC#frag",
+	} {
+		if res, _ := e.visit(t, "GET", "/l/pass"+query, chromeUA, nil); res.Header.Get("Location") != want {
+			t.Errorf("/l/pass%s: Location %q, want %q", query, res.Header.Get("Location"), want)
+		}
+	}
+	if res, _ := e.visit(t, "GET", "/l/plain?ref=nl", chromeUA, nil); res.Header.Get("Location") != "https://example.com/p?b=2&a=1;c&ref=nl" {
+		t.Errorf("a target with its own query: %q", res.Header.Get("Location"))
+	}
+	e.do("POST", "/api/v1/links", secret, map[string]any{"url": "https://example.com/bare", "slug": "bare"}).want(t, 201)
+	if res, _ := e.visit(t, "GET", "/l/bare?ref=nl", chromeUA, nil); res.Header.Get("Location") != "https://example.com/bare?ref=nl" {
+		t.Errorf("a target without a query: %q", res.Header.Get("Location"))
 	}
 	// A slash added after the slug (pasted links often gain one) reaches the link.
 	if res, _ := e.visit(t, "GET", "/l/plain/", chromeUA, nil); res.StatusCode != 302 || res.Header.Get("Location") != "https://example.com/p?b=2&a=1;c" {

@@ -33,7 +33,7 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 			return
 		}
 		v := links.Visit{Slug: slug, Method: r.Method, UserAgent: r.UserAgent(), Referrer: r.Referer(),
-			IP: httpx.ClientIP(r), QR: r.URL.Query().Get("qr") == "1"}
+			IP: httpx.ClientIP(r), QR: r.URL.Query().Get("qr") == "1", Query: r.URL.RawQuery}
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
 		case http.MethodPost:

@@ -210,6 +210,9 @@ type Visit struct {
 	Referrer  string
 	IP        string
 	QR        bool // came through the link's QR code
+	// Query is the short URL's raw query (?ref=newsletter): its parameters go on to the
+	// target, except qr and those the target already sets.
+	Query string
 }
 
 // Outcome kinds of a visit.
@@ -314,7 +317,55 @@ func (l *Links) Visit(ctx context.Context, v Visit) (Outcome, error) {
 	} else if ua.android && e.android != "" {
 		target = e.android
 	}
+	if v.Query != "" {
+		target = passQuery(target, v.Query)
+	}
 	return Outcome{Kind: Redirect, Status: status, Location: target}, nil
+}
+
+// passQuery adds the visitor's query parameters to target (before its fragment), as Dub and
+// Bitly do: one short link can carry a campaign's or a referrer's parameters to the page.
+// The link's own win: a parameter the target already has (its utm_ ones included) is
+// not added again, so a visitor cannot rewrite the owner's attribution; qr is the short
+// link's own. Parameters keep their encoding as sent.
+func passQuery(target, query string) string {
+	rest, fragment, hasFragment := strings.Cut(target, "#")
+	_, own, _ := strings.Cut(rest, "?")
+	has := map[string]bool{"qr": true}
+	for _, part := range strings.Split(own, "&") {
+		has[paramName(part)] = true
+	}
+	var add []string
+	for _, part := range strings.Split(query, "&") {
+		if name := paramName(part); name != "" && !has[name] {
+			add = append(add, part)
+			has[name] = true // a parameter given twice goes on once, as the first
+		}
+	}
+	if len(add) == 0 {
+		return target
+	}
+	sep := "?"
+	if strings.Contains(rest, "?") {
+		sep = "&"
+		if strings.HasSuffix(rest, "?") || strings.HasSuffix(rest, "&") {
+			sep = ""
+		}
+	}
+	out := rest + sep + strings.Join(add, "&")
+	if hasFragment {
+		out += "#" + fragment
+	}
+	return location(out)
+}
+
+// paramName is the decoded name of one name=value part of a query.
+func paramName(part string) string {
+	name, _, _ := strings.Cut(part, "=")
+	if n, err := url.QueryUnescape(name); err == nil {
+		return n
+	}
+	return name
 }
 
 // reserve counts one click of a link with max_clicks, unless the limit is reached. The
