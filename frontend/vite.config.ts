@@ -31,5 +31,8 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     css: { modules: { classNameStrategy: 'non-scoped' } },
+    // A form test that types into every field takes seconds of jsdom on two busy cores; the
+    // default 5 s failed one under load. Tests assert behaviour, not speed.
+    testTimeout: 15_000,
   },
 });

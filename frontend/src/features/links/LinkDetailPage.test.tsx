@@ -82,6 +82,7 @@ describe('LinkDetailPage', () => {
     expect(within(countries).getByText('Unknown')).toBeInTheDocument();
     expect(within(screen.getByRole('table', { name: 'Devices' })).getByText('Mobile')).toBeInTheDocument();
     expect(within(screen.getByRole('table', { name: 'Browsers' })).getByText('Safari')).toBeInTheDocument();
+    expect(within(screen.getByRole('table', { name: 'Operating systems' })).getAllByRole('row')[1]).toHaveTextContent('iOS5 · 100%');
 
     const recent = screen.getByRole('table', { name: 'Recent clicks' });
     const row = within(recent).getAllByRole('row')[1] as HTMLElement;

@@ -86,7 +86,7 @@ type Stats = LinkStatsQuery['linkStats'];
 /** One breakdown of the clicks (referrers, countries, ...) as a table with each value's share. */
 function Breakdown({ title, rows, total, label = statLabel }: { title: string; rows: Stats['countries']; total: number; label?: (v: string) => string }) {
   return (
-    <Card title={title} headingLevel={3} flush id={`breakdown-${title.toLowerCase()}`}>
+    <Card title={title} headingLevel={3} flush id={`breakdown-${title.toLowerCase().replace(/\s+/g, '-')}`}>
       {rows.length === 0 ? (
         <p className={`muted ${styles.none}`}>No clicks in this period.</p>
       ) : (
@@ -222,6 +222,7 @@ function StatsSection({ id, version }: { id: string; version: number }) {
             <Breakdown title="Countries" rows={s.countries} total={s.clicks} label={countryName} />
             <Breakdown title="Devices" rows={s.devices} total={s.clicks} />
             <Breakdown title="Browsers" rows={s.browsers} total={s.clicks} />
+            <Breakdown title="Operating systems" rows={s.os} total={s.clicks} />
           </div>
         </>
       )}
