@@ -560,8 +560,20 @@ func TestRedirectExpiryAndPassword(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(body, `name="password"`) || !strings.Contains(body, "Plans") || res.Header.Get("Location") != "" {
 		t.Fatalf("password page: %d %s", res.StatusCode, body)
 	}
-	if res, body := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"guess"}}); res.StatusCode != 401 || !strings.Contains(body, "Wrong password") {
-		t.Fatalf("wrong password: %d", res.StatusCode)
+	// A wrong password: 303 back to the page (post/redirect/get), which then says so (401).
+	wrong, _ := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"guess"}})
+	if wrong.StatusCode != 303 || wrong.Header.Get("Location") != "/l/locked" || len(wrong.Cookies()) != 1 {
+		t.Fatalf("wrong password: %d %q %v", wrong.StatusCode, wrong.Header.Get("Location"), wrong.Cookies())
+	}
+	cookie := wrong.Cookies()[0].Name + "=" + wrong.Cookies()[0].Value
+	if res, body := e.visit(t, "GET", "/l/locked", chromeUA, nil, "Cookie", cookie); res.StatusCode != 401 || !strings.Contains(body, "Wrong password") ||
+		!strings.Contains(body, `aria-invalid="true" aria-describedby="password-error"`) || !strings.Contains(body, `<p id="password-error" class="err" role="alert">`) {
+		t.Fatalf("the page after a wrong password: %d %s", res.StatusCode, body)
+	} else if len(res.Cookies()) != 1 || res.Cookies()[0].MaxAge >= 0 {
+		t.Fatalf("the page does not clear its note: %v", res.Cookies())
+	}
+	if _, body := e.visit(t, "GET", "/l/locked", chromeUA, nil); strings.Contains(body, "Wrong password") {
+		t.Fatal("the page says wrong password without a wrong try")
 	}
 	if res, _ := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"open sesame"}}); res.StatusCode != 303 ||
 		res.Header.Get("Location") != "https://example.com/secret" {
@@ -571,11 +583,6 @@ func TestRedirectExpiryAndPassword(t *testing.T) {
 	if res, _ := e.visit(t, "POST", "/l/locked?src=mail", chromeUA, url.Values{"password": {"open sesame"}}); res.StatusCode != 303 ||
 		res.Header.Get("Location") != "https://example.com/secret?src=mail" {
 		t.Fatalf("right password, with a query: %d %q", res.StatusCode, res.Header.Get("Location"))
-	}
-	// A wrong password is announced and tied to the field it is about.
-	if _, body := e.visit(t, "POST", "/l/locked", chromeUA, url.Values{"password": {"guess"}}); !strings.Contains(body, `aria-invalid="true" aria-describedby="password-error"`) ||
-		!strings.Contains(body, `<p id="password-error" class="err" role="alert">`) {
-		t.Fatalf("wrong password page: %s", body)
 	}
 	// A form post is answered 303 wherever it goes, an expired link's expired_url included.
 	if res, _ := e.visit(t, "POST", "/l/moved", chromeUA, url.Values{"password": {"x"}}); res.StatusCode != 303 ||
@@ -829,7 +836,12 @@ func TestPasswordPageKeepsTheReferrer(t *testing.T) {
 		t.Fatalf("password page %d does not carry the referrer: %s", res.StatusCode, body)
 	}
 	self := e.srv.URL + "/l/locked?qr=1" // what a browser sends as Referer with the form
-	res, body = e.visit(t, "POST", "/l/locked?qr=1", chromeUA, url.Values{"password": {"guess"}, "ref": {from}}, "Referer", self)
+	res, _ = e.visit(t, "POST", "/l/locked?qr=1", chromeUA, url.Values{"password": {"guess"}, "ref": {from}}, "Referer", self)
+	if res.StatusCode != 303 || res.Header.Get("Location") != "/l/locked?qr=1" || len(res.Cookies()) != 1 {
+		t.Fatalf("wrong password: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// The page it goes back to is asked with itself as Referer: the referrer comes with the note.
+	res, body = e.visit(t, "GET", "/l/locked?qr=1", chromeUA, nil, "Referer", self, "Cookie", res.Cookies()[0].Name+"="+res.Cookies()[0].Value)
 	if m := hidden.FindStringSubmatch(body); res.StatusCode != 401 || m == nil || html.UnescapeString(m[1]) != from {
 		t.Fatalf("wrong password page %d does not carry the referrer on: %s", res.StatusCode, body)
 	}

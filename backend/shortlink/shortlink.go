@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -67,11 +68,19 @@ func Handler(l *links.Links, prefix string, log *slog.Logger) http.Handler {
 		case links.Gone:
 			page(w, http.StatusGone, gone, nil)
 		case links.Password:
-			status := http.StatusOK
 			if out.WrongPassword {
-				status = http.StatusUnauthorized
+				wrongPassword(w, r, v.Referrer)
+				return
 			}
-			page(w, status, password, map[string]any{"Wrong": out.WrongPassword, "Title": out.Title, "Ref": v.Referrer})
+			status, wrong, ref := http.StatusOK, false, v.Referrer
+			if c, err := r.Cookie(wrongCookie); err == nil && r.Method == http.MethodGet {
+				status, wrong = http.StatusUnauthorized, true
+				if saved, err := url.QueryUnescape(c.Value); err == nil {
+					ref = saved // the page's own URL is this GET's Referer: the visitor came from there
+				}
+				http.SetCookie(w, &http.Cookie{Name: wrongCookie, Path: r.URL.Path, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+			}
+			page(w, status, password, map[string]any{"Wrong": wrong, "Title": out.Title, "Ref": ref})
 		case links.TooManyTries:
 			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(out.RetryAfter.Seconds()))))
 			page(w, http.StatusTooManyRequests, tooMany, nil)
@@ -98,6 +107,21 @@ var (
 		`{{if .Wrong}} aria-invalid="true" aria-describedby="password-error"{{end}}> <button type="submit">Continue</button></p>` +
 		`{{if .Wrong}}<p id="password-error" class="err" role="alert">Wrong password. Try again.</p>{{end}}</form>{{end}}`)
 )
+
+// wrongCookie carries "that password was wrong" (and the referrer the form had) from a
+// wrong password's post to the page it redirects to, for a minute.
+const wrongCookie = "sb_wrong_password"
+
+// wrongPassword answers a wrong password by post/redirect/get: a 303 back to the page, which
+// then says the password was wrong (401). Had the post's own answer been that page, the
+// browser's Back from the target, once the right password let the visitor through, would
+// land on "Confirm Form Resubmission" instead of a page.
+func wrongPassword(w http.ResponseWriter, r *http.Request, ref string) {
+	http.SetCookie(w, &http.Cookie{Name: wrongCookie, Value: url.QueryEscape(ref), Path: r.URL.Path, MaxAge: 60,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	w.Header().Set("Location", r.URL.RequestURI())
+	w.WriteHeader(http.StatusSeeOther)
+}
 
 func mustPage(body string) *template.Template {
 	return template.Must(template.Must(template.New("page").Parse(layout)).Parse(body))

@@ -69,6 +69,11 @@ describe('password-protected short link in a browser', { timeout: 180_000 }, () 
     await v.getByRole('button', { name: 'Continue' }).click();
     await v.waitForURL(target, wait);
     await v.getByRole('heading', { name: 'You made it' }).waitFor(wait);
+    // Back from the target returns to the password page, not to "Confirm Form Resubmission":
+    // the wrong password was answered by a redirect to the page (post/redirect/get).
+    await v.goBack(wait);
+    await v.getByRole('heading', { name: 'This link is protected' }).waitFor(wait);
+    assert.equal(v.url(), `${server.base}/l/${slug}`);
     assert.deepEqual(blocked, []);
     await visitor.close();
     assert.deepEqual(consoleErrors, []);
