@@ -179,6 +179,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 	srv.Use(depthLimit{max: opts.DepthLimit})
 	srv.Use(noNUL{})
 	srv.AroundOperations(subscriptionsOnWebsocket)
+	srv.AroundOperations(limitSubscriptionsPerConnection)
 
 	log := opts.Logger
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
@@ -311,7 +312,8 @@ func (h *httpHandler) authenticate(ctx context.Context, r *http.Request) (*servi
 
 // initWebsocket authenticates a websocket connection from its connection_init payload
 // ({"authorization": "Bearer <key>"}), else keeps the actor of the upgrade request's
-// session cookie. A connection with neither is refused (close code 4403).
+// session cookie. A connection with neither is refused (close code 4403). The context
+// returned carries the connection's subscription count (MaxSubscriptionsPerConnection).
 func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 	refuse := func(err error) (context.Context, *transport.InitPayload, error) {
 		e := domain.ErrorOf(err)
@@ -334,10 +336,10 @@ func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload
 			ctx = transport.WithWebsocketCloseCode(ctx, 4429)
 			return transport.AppendCloseReason(ctx, "Too many requests"), nil, errors.New(domain.ErrorOf(err).Message)
 		}
-		return service.WithActor(ctx, a), nil, nil
+		return withConnSubscriptions(service.WithActor(ctx, a)), nil, nil
 	}
 	if _, ok := service.ActorFrom(ctx); ok {
-		return ctx, nil, nil
+		return withConnSubscriptions(ctx), nil, nil
 	}
 	return refuse(&domain.Error{Code: domain.CodeUnauthenticated,
 		Message: `sign in, or send {"authorization": "Bearer <api key>"} in connection_init`})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +15,10 @@ import (
 )
 
 // Events records the event log and serves it: lists, look-ups and live subscriptions.
-type Events struct{ s *Service }
+type Events struct {
+	s    *Service
+	live liveStreams
+}
 
 // maxNotifyPayload keeps pg_notify payloads under PostgreSQL's 8000-byte limit; larger
 // events travel by id and are read back from the table.
@@ -26,6 +30,43 @@ const SubscriptionBuffer = 256
 
 // replayLimit bounds how many missed events one subscription replays.
 const replayLimit = 1000
+
+// MaxLiveStreamsPerWorkspace caps a workspace's live streams open at once on one replica.
+// Each holds a bus subscription with a SubscriptionBuffer-event buffer and two goroutines,
+// about 40 KB: with no cap one connection opened 20,000 and took 775 MB. 200 bounds a
+// workspace to about 8 MB here while leaving room for every member's console tabs (one
+// stream each) and a few integrations.
+const MaxLiveStreamsPerWorkspace = 200
+
+// liveStreams counts each workspace's live streams on this replica.
+type liveStreams struct {
+	mu sync.Mutex
+	n  map[string]int // workspace id → streams open
+}
+
+// acquire takes one of the workspace's stream slots, refused when all are taken; release
+// gives it back (at most once, however often it is called).
+func (l *liveStreams) acquire(wsID string) (release func(), err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[wsID] >= MaxLiveStreamsPerWorkspace {
+		return nil, errTooManyLiveStreams
+	}
+	if l.n == nil {
+		l.n = map[string]int{}
+	}
+	l.n[wsID]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.n[wsID]--; l.n[wsID] <= 0 {
+				delete(l.n, wsID)
+			}
+		})
+	}, nil
+}
 
 // record appends an event in tx, runs the event sinks (webhook enqueueing) in the same tx,
 // and announces it to every replica once the transaction commits.
@@ -239,7 +280,8 @@ type Stream struct {
 	err error
 }
 
-// Err is why the stream closed: errSlowSubscriber, errCredentialRevoked, or nil.
+// Err is why the stream closed: errSlowSubscriber, errMissedEvents, errCredentialRevoked,
+// errCredentialExpired, or nil.
 func (s *Stream) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -260,12 +302,35 @@ var (
 		Message: "this subscription may have missed events while the server reconnected to the database; subscribe again with after: <last event id> to resume"}
 	errCredentialRevoked = &domain.Error{Code: domain.CodeUnauthenticated, Reason: "credential_revoked",
 		Message: "the API key of this subscription was revoked, or its session signed out"}
+	errCredentialExpired = &domain.Error{Code: domain.CodeUnauthenticated, Reason: "credential_expired",
+		Message: "the API key of this subscription expired, or its session did; subscribe again with a valid one"}
 )
+
+// errTooManyLiveStreams refuses a stream beyond MaxLiveStreamsPerWorkspace; one that ends
+// frees a slot, so the client may try again later.
+var errTooManyLiveStreams = &domain.Error{Code: domain.CodeRateLimited, Reason: "live_stream_limit_reached",
+	Message: fmt.Sprintf("this workspace already has %d live subscriptions open; end one before opening another", MaxLiveStreamsPerWorkspace)}
+
+// credentialRecheck is how soon a stream checks its credential again when the check at
+// its expiry could not be made (the database unavailable), or found it still valid: a
+// session used elsewhere meanwhile, or a clock behind the timer's.
+const credentialRecheck = time.Second
+
+// expiryTimer fires once a credential valid until t has expired by the service's clock (a
+// millisecond after, as that clock counts whole milliseconds), and not before floor; never
+// when t is zero (a key without expiry).
+func (ev *Events) expiryTimer(t time.Time, floor time.Duration) <-chan time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return time.After(max(t.Sub(ev.s.cfg.Clock.Now())+time.Millisecond, floor))
+}
 
 // Subscribe streams the workspace's new events matching f. With after (an event id), the
 // events since it are replayed first, so a reconnecting dashboard loses nothing. The
 // stream closes when ctx ends, when the subscriber falls too far behind, or when the key or
-// session it was opened with is revoked.
+// session it was opened with is revoked or expires. A workspace has at most
+// MaxLiveStreamsPerWorkspace streams open at once on each replica.
 func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, after string) (*Stream, error) {
 	wsID, err := requireWorkspace(a, domain.ScopeEventsRead)
 	if err != nil {
@@ -285,6 +350,10 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 			return nil, err
 		}
 	}
+	release, err := ev.live.acquire(wsID)
+	if err != nil {
+		return nil, err
+	}
 	// Subscribe before reading the replay, so nothing falls between the two; duplicates
 	// are dropped by id below.
 	sub := ev.s.bus.Subscribe(wsID, f, SubscriptionBuffer)
@@ -292,23 +361,29 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 	if after != "" {
 		if replay, err = ev.s.store.EventsAfter(ctx, wsID, f, after, replayLimit); err != nil {
 			sub.Close()
+			release()
 			return nil, err
 		}
 	}
-	// The subscription ends when the credential it was opened with is revoked; one revoked
-	// before this call (on a connection authenticated earlier) refuses it.
+	// The subscription ends when the credential it was opened with is revoked or expires;
+	// one revoked or expired before this call (on a connection authenticated earlier)
+	// refuses it.
 	revoked, unwatch := ev.s.revocations.watch(a.KeyID + a.SessionID)
-	if err := ev.s.credentialActive(ctx, a); err != nil {
+	until, err := ev.s.credentialActive(ctx, a)
+	if err != nil {
 		unwatch()
 		sub.Close()
+		release()
 		return nil, err
 	}
 	out := make(chan domain.Event, 16)
 	stream := &Stream{C: out}
 	go func() {
+		defer release()
 		defer close(out)
 		defer sub.Close()
 		defer unwatch()
+		expired := ev.expiryTimer(until, 0)
 		sent := newSentLog(after, time.Now())
 		send := func(e domain.Event) bool {
 			if (after != "" && e.ID <= after) || sent.has(e.ID) { // replayed already, or older than asked for
@@ -338,12 +413,25 @@ func (ev *Events) Subscribe(ctx context.Context, a Actor, f domain.EventFilter, 
 			case <-revoked:
 				stream.fail(errCredentialRevoked)
 				return
+			case <-expired:
+				// Check again rather than trust the time read at the start: a session's idle
+				// expiry moves on while it is used elsewhere.
+				until, err := ev.s.credentialActive(ctx, a)
+				if ended := credentialEnded(err); ended != nil {
+					stream.fail(ended)
+					return
+				}
+				if err != nil {
+					expired = time.After(credentialRecheck)
+					continue
+				}
+				expired = ev.expiryTimer(until, credentialRecheck)
 			case <-sub.Resync:
 				// Notifications may have been lost: a revocation (check the credential
 				// again) and events (read them from the log, from where delivery may have
 				// stopped; a catch-up still pending keeps its older floor).
-				if err := ev.s.credentialActive(ctx, a); errors.Is(err, errCredentialRevoked) || errors.Is(err, errSignedOut) {
-					stream.fail(errCredentialRevoked)
+				if _, err := ev.s.credentialActive(ctx, a); credentialEnded(err) != nil {
+					stream.fail(credentialEnded(err))
 					return
 				}
 				if pending == "" {

@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 )
@@ -50,25 +52,66 @@ func (r *revocations) revoke(id string) {
 	r.mu.Unlock()
 }
 
-// credentialActive checks that the key or session behind a is still valid now. A long-lived
-// connection authenticates once, so work it starts later (a new subscription) checks again.
-func (s *Service) credentialActive(ctx context.Context, a Actor) error {
+// credentialActive checks that the key or session behind a is still valid now, and returns
+// when it stops being valid unless revoked first (zero: a key that never expires). A
+// long-lived connection authenticates once, so work it starts later (a new subscription)
+// checks again, and a live stream checks again when that time comes.
+func (s *Service) credentialActive(ctx context.Context, a Actor) (time.Time, error) {
 	now := s.cfg.Clock.Now()
 	switch {
 	case a.IsKey():
 		key, err := s.store.APIKey(ctx, a.WorkspaceID, a.KeyID)
-		if domain.IsCode(err, domain.CodeNotFound) || (err == nil && key.Status(now) != "active") {
-			return errCredentialRevoked
+		if err != nil {
+			return time.Time{}, revokedIfNotFound(err)
 		}
-		return err
+		switch key.Status(now) {
+		case "active":
+			if key.ExpiresAt == nil {
+				return time.Time{}, nil
+			}
+			return *key.ExpiresAt, nil
+		case "expired":
+			return time.Time{}, errCredentialExpired
+		}
+		return time.Time{}, errCredentialRevoked
 	case a.IsSession():
 		sess, err := s.store.SessionByID(ctx, a.SessionID)
-		if domain.IsCode(err, domain.CodeNotFound) || (err == nil && !now.Before(sess.ExpiresAt)) {
-			return errCredentialRevoked
+		if err != nil {
+			return time.Time{}, revokedIfNotFound(err)
 		}
-		return err
+		// The earlier of the absolute and the idle expiry, as Users.Authenticate enforces
+		// them; the idle one moves on while the session is used elsewhere.
+		until := sess.ExpiresAt
+		if idle := sess.LastSeenAt.Add(s.cfg.SessionIdle); idle.Before(until) {
+			until = idle
+		}
+		if !now.Before(until) {
+			return time.Time{}, errCredentialExpired
+		}
+		return until, nil
 	}
-	return errSignedOut
+	return time.Time{}, errSignedOut
+}
+
+// revokedIfNotFound maps a credential deleted since (a signed-out session) to
+// errCredentialRevoked; other errors (the database unavailable) pass unchanged.
+func revokedIfNotFound(err error) error {
+	if domain.IsCode(err, domain.CodeNotFound) {
+		return errCredentialRevoked
+	}
+	return err
+}
+
+// credentialEnded is the error a live stream ends with when err, from credentialActive,
+// says its credential is no longer valid; nil when it is, or could not be checked.
+func credentialEnded(err error) error {
+	switch {
+	case errors.Is(err, errCredentialExpired):
+		return errCredentialExpired
+	case errors.Is(err, errCredentialRevoked), errors.Is(err, errSignedOut):
+		return errCredentialRevoked
+	}
+	return nil
 }
 
 // Invalidation kinds of the platform: a revoked key ("hash:id": purge the cache entry and
