@@ -179,6 +179,7 @@ func NewHandler(svc *service.Service, opts Options) http.Handler {
 	srv.Use(depthLimit{max: opts.DepthLimit})
 	srv.Use(noNUL{})
 	srv.AroundOperations(subscriptionsOnWebsocket)
+	srv.AroundOperations(h.websocketOperation)
 	srv.AroundOperations(limitSubscriptionsPerConnection)
 
 	log := opts.Logger
@@ -343,6 +344,32 @@ func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload
 	}
 	return refuse(&domain.Error{Code: domain.CodeUnauthenticated,
 		Message: `sign in, or send {"authorization": "Bearer <api key>"} in connection_init`})
+}
+
+// websocketOperation gives each operation on a websocket what an HTTP request gets: a check
+// that the key or session the connection was opened with is still valid (revoked or expired:
+// refused, as REST answers 401 from then on), and for a query or mutation its key's rate
+// limit (one token, from the bucket /api/v1 spends too). Subscriptions are long-lived and
+// capped instead (MaxSubscriptionsPerConnection, service.MaxLiveStreamsPerWorkspace). The
+// connection authenticated once; its operations may come for hours.
+func (h *httpHandler) websocketOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	a, ok := service.ActorFrom(ctx)
+	op := graphql.GetOperationContext(ctx).Operation
+	if ctx.Value(websocketKey{}) == nil || !ok || op == nil {
+		return next(ctx)
+	}
+	refuse := func(err error) graphql.ResponseHandler {
+		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{presentError(ctx, h.opts.Logger, err)}})
+	}
+	if a.IsKey() && op.Operation != ast.Subscription {
+		if err := h.opts.Limiter.Take(a.KeyID).Err(); err != nil {
+			return refuse(err)
+		}
+	}
+	if err := h.svc.CredentialValid(ctx, a); err != nil {
+		return refuse(err)
+	}
+	return next(ctx)
 }
 
 // subscriptionsOnWebsocket refuses subscriptions over GET and POST, where they would hold

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -58,5 +59,58 @@ func TestKeyRateLimit(t *testing.T) {
 	// The console session is not key-limited.
 	if resp, r := h.post(t, `{ models { id } }`, nil, withSession(token)); resp.StatusCode != 200 || r.code(t) != "" {
 		t.Fatalf("session: %d %+v", resp.StatusCode, r.Errors)
+	}
+}
+
+// Queries and mutations sent over a websocket spend the key's bucket as HTTP requests do (one
+// connection used to carry any number for the one token its opening cost), and a key revoked
+// while its connection is open can do nothing more on it.
+func TestWebsocketOperationsAreLimitedAndChecked(t *testing.T) {
+	limiter := httpx.NewLimiter(nil, 0.001, 4) // no refill during the test
+	h := newHarness(t, store.SQLite, graph.Options{Limiter: limiter})
+	token, _ := h.owner(t)
+	_, secret := h.createKey(t, token, "models:read")
+	c := h.dialWS(t)
+	c.init(t, map[string]any{"authorization": "Bearer " + secret}) // the first token
+	result := func(id string) gqlResponse {
+		t.Helper()
+		m := c.expect(t, "next")
+		var r gqlResponse
+		if err := json.Unmarshal(m.Payload, &r); err != nil || m.ID != id {
+			t.Fatalf("%s: %s %s", id, m.ID, m.Payload)
+		}
+		if m := c.expect(t, "complete"); m.ID != id {
+			t.Fatalf("complete for %q, want %q", m.ID, id)
+		}
+		return r
+	}
+	for i := range 3 {
+		id := fmt.Sprint("q", i)
+		c.subscribe(t, id, `{ models { id } }`, nil)
+		if r := result(id); len(r.Errors) > 0 {
+			t.Fatalf("query %d: %+v", i, r.Errors)
+		}
+	}
+	c.subscribe(t, "over", `{ models { id } }`, nil)
+	if r := result("over"); r.code(t) != "RATE_LIMITED" {
+		t.Fatalf("a query with the bucket empty: %+v", r.Errors)
+	}
+
+	// Revoked, on a fresh bucket: the open connection is refused too, as REST is.
+	h2 := newHarness(t, store.SQLite, graph.Options{})
+	token2, _ := h2.owner(t)
+	keyID, secret := h2.createKey(t, token2, "models:read")
+	c = h2.dialWS(t)
+	c.init(t, map[string]any{"authorization": "Bearer " + secret})
+	c.subscribe(t, "before", `{ models { id } }`, nil)
+	if r := result("before"); len(r.Errors) > 0 {
+		t.Fatalf("before the revocation: %+v", r.Errors)
+	}
+	if _, r := h2.post(t, `mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, map[string]any{"id": keyID}, withSession(token2)); len(r.Errors) > 0 {
+		t.Fatalf("revoke: %+v", r.Errors)
+	}
+	c.subscribe(t, "after", `{ models { id } }`, nil)
+	if r := result("after"); r.code(t) != "UNAUTHENTICATED" || r.Errors[0].Extensions["reason"] != "credential_revoked" {
+		t.Fatalf("a query after the revocation: %+v", r.Errors)
 	}
 }

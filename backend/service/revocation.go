@@ -93,6 +93,18 @@ func (s *Service) credentialActive(ctx context.Context, a Actor) (time.Time, err
 	return time.Time{}, errSignedOut
 }
 
+// CredentialValid reports whether the key or session of a connection authenticated earlier
+// (a websocket) is still valid: nil, errCredentialRevoked or errCredentialExpired (both
+// unauthenticated), or the error that kept it from being checked. Each operation on such a
+// connection checks it, as each HTTP request authenticates.
+func (s *Service) CredentialValid(ctx context.Context, a Actor) error {
+	_, err := s.credentialActive(ctx, a)
+	if ended := credentialEnded(err); ended != nil {
+		return ended
+	}
+	return err
+}
+
 // revokedIfNotFound maps a credential deleted since (a signed-out session) to
 // errCredentialRevoked; other errors (the database unavailable) pass unchanged.
 func revokedIfNotFound(err error) error {
