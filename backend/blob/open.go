@@ -56,7 +56,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	case "s3":
 		b, err = openS3(ctx, u)
 	default:
-		return nil, fmt.Errorf("blob: unsupported store URL scheme %q (use file:///abs/dir, s3://bucket or mem://)", u.Scheme)
+		return nil, fmt.Errorf("blob: unsupported store URL scheme %q (use file:///abs/dir or s3://bucket; mem:// is for tests)", u.Scheme)
 	}
 	if err != nil {
 		return nil, err

@@ -116,6 +116,10 @@ func Backup(ctx context.Context, rawURL, dest string, force bool) (BackupResult,
 	if isSidecar(dest, src) {
 		return res, fmt.Errorf("store: backup: %s is one of the database's own files", dest)
 	}
+	// Not created: a mistyped directory should fail here, not fill a new one.
+	if info, err := os.Stat(filepath.Dir(dest)); err != nil || !info.IsDir() {
+		return res, fmt.Errorf("store: backup: the directory %s does not exist (create it first)", filepath.Dir(dest))
+	}
 
 	s, err := Open(ctx, rawURL)
 	if err != nil {

@@ -188,6 +188,11 @@ func TestBackupRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("a backup of a missing database created its directory")
 	}
+	// A destination directory that does not exist is named, not created.
+	if _, err := store.Backup(ctx, u, filepath.Join(dir, "backups", "b.db"), false); err == nil ||
+		!strings.Contains(err.Error(), "the directory "+filepath.Join(dir, "backups")+" does not exist") {
+		t.Fatalf("a missing destination directory: %v", err)
+	}
 	// An SQLite file that is not Switchboard's.
 	other := filepath.Join(dir, "other.db")
 	o, _ := sql.Open("sqlite", "file:"+other)
