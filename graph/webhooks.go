@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/httpx"
@@ -102,6 +103,18 @@ func (r *mutationResolver) RetryWebhookDelivery(ctx context.Context, webhookID s
 		return nil, err
 	}
 	return ptr(toDelivery(d)), nil
+}
+
+func (r *mutationResolver) RecoverWebhookDeliveries(ctx context.Context, webhookID string, since time.Time, until *time.Time) (*model.WebhookRecovery, error) {
+	var to time.Time
+	if until != nil {
+		to = *until
+	}
+	rec, err := r.svc.Webhooks.Recover(ctx, actor(ctx), webhookID, since, to)
+	if err != nil {
+		return nil, err
+	}
+	return &model.WebhookRecovery{WebhookID: webhookID, Queued: rec.Queued, HasMore: rec.HasMore}, nil
 }
 
 // toWebhook converts an endpoint for output, with the same null rules as REST's object.

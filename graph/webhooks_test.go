@@ -130,6 +130,31 @@ func TestWebhookLifecycle(t *testing.T) {
 			t.Fatalf("retry = %+v", retry.RetryWebhookDelivery)
 		}
 
+		// Recover: disabling fails the pending deliveries; enabled again, one call sends each
+		// failed one again; a since in the future names its field.
+		for _, enabled := range []bool{false, true} {
+			_, r = h.post(t, `mutation($id: ID!, $in: UpdateWebhookInput!) { updateWebhook(id: $id, input: $in) { id } }`,
+				map[string]any{"id": hook.ID, "in": map[string]any{"enabled": enabled}}, s)
+			r.decode(t, &struct{}{})
+		}
+		recoverOp := `mutation($id: ID!, $since: Time!) { recoverWebhookDeliveries(webhookId: $id, since: $since) { webhookId queued hasMore } }`
+		_, r = h.post(t, recoverOp, map[string]any{"id": hook.ID, "since": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}, s)
+		var rec struct {
+			RecoverWebhookDeliveries struct {
+				WebhookID string
+				Queued    int
+				HasMore   bool
+			}
+		}
+		r.decode(t, &rec)
+		if rec.RecoverWebhookDeliveries.WebhookID != hook.ID || rec.RecoverWebhookDeliveries.Queued != 3 || rec.RecoverWebhookDeliveries.HasMore {
+			t.Fatalf("recover = %+v", rec.RecoverWebhookDeliveries)
+		}
+		_, r = h.post(t, recoverOp, map[string]any{"id": hook.ID, "since": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, s)
+		if r.code(t) != "INVALID" || r.Errors[0].Extensions["field"] != "since" {
+			t.Fatalf("recover from the future: %+v", r.Errors)
+		}
+
 		// Deleted: gone.
 		_, r = h.post(t, `mutation($id: ID!) { deleteWebhook(id: $id) }`, map[string]any{"id": hook.ID}, s)
 		var del struct{ DeleteWebhook bool }

@@ -596,6 +596,17 @@ func (a *api) routes() []route {
 			description: "Queues one more attempt now. A failed or succeeded delivery gets one attempt; a pending one keeps its " +
 				"remaining retries and is brought forward. A disabled endpoint must be enabled first (409 `webhook_disabled`).",
 		},
+		{
+			method: "POST", path: "/api/v1/webhooks/{id}/recover", operationID: "recoverWebhookDeliveries", serve: callWithBody(a.recoverDeliveries),
+			tag: "Webhooks", scope: "webhooks:write", status: http.StatusAccepted, errors: []int{409},
+			summary: "Recover failed deliveries",
+			returns: "How many failed deliveries were queued, and whether more are left.",
+			description: "Sends again, now, every failed delivery of the endpoint created in the range, oldest first, at most " +
+				"1,000 a call (`has_more`: call again): each gets one more attempt, with the same `webhook-id`, as a manual retry " +
+				"gives it. For an endpoint that was down, then enabled again. A disabled endpoint must be enabled first " +
+				"(409 `webhook_disabled`).",
+			bodyExample: recoverRequest{Since: "2025-04-01T08:00:00Z"},
+		},
 	}
 	routes = append(routes, a.linkRoutes()...)
 	routes = append(routes, a.automationRoutes()...)

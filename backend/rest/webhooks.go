@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/backend/domain"
 	"github.com/switchboard-dev/switchboard/backend/service"
@@ -33,6 +34,45 @@ type updateWebhookRequest struct {
 type testWebhookRequest struct {
 	webhookPath
 	EventType string `json:"event_type,omitempty" default:"webhook.test" doc:"The type of the sample event to send." example:"api_key.created"`
+}
+
+// recoverRequest is the body of POST /webhooks/{id}/recover.
+type recoverRequest struct {
+	webhookPath
+	Since string  `json:"since" required:"true" format:"date-time" example:"2025-04-01T08:00:00Z" doc:"Failed deliveries created at or after this time (RFC 3339) are sent again."`
+	Until *string `json:"until,omitempty" format:"date-time" example:"2025-04-01T12:00:00Z" doc:"…and before this one (default: now)."`
+}
+
+// webhookRecovery is the answer to POST /webhooks/{id}/recover.
+type webhookRecovery struct {
+	Object    string `json:"object" const:"webhook_recovery"`
+	WebhookID string `json:"webhook_id" example:"wh_01jr8d0c3b5n7q9s1u3w5y7a9c" doc:"The endpoint."`
+	Queued    int    `json:"queued" example:"42" doc:"How many failed deliveries were queued for one more attempt, now."`
+	HasMore   bool   "json:\"has_more\" example:\"false\" doc:\"More failed deliveries of the range are left (at most 1,000 are queued a call): call again with the same `since`.\""
+}
+
+func (a *api) recoverDeliveries(r *http.Request, in recoverRequest) (webhookRecovery, error) {
+	since, err := bodyTime("since", in.Since)
+	if err != nil {
+		return webhookRecovery{}, err
+	}
+	var until time.Time
+	if in.Until != nil {
+		if until, err = bodyTime("until", *in.Until); err != nil {
+			return webhookRecovery{}, err
+		}
+	}
+	rec, err := a.svc.Webhooks.Recover(r.Context(), actor(r), in.ID, since, until)
+	return webhookRecovery{Object: "webhook_recovery", WebhookID: in.ID, Queued: rec.Queued, HasMore: rec.HasMore}, err
+}
+
+// bodyTime reads an RFC 3339 time of a body field.
+func bodyTime(param, raw string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return time.Time{}, domain.Invalid(param, "%s must be an RFC 3339 time such as 2025-01-31T12:00:00Z", param)
+	}
+	return t.UTC(), nil
 }
 
 // deliveriesQuery is the input of GET /webhooks/{id}/deliveries.

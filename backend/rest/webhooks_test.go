@@ -481,3 +481,72 @@ func TestWebhookInstanceFilterMustExist(t *testing.T) {
 		}
 	})
 }
+
+// Recover sends again every failed delivery of a range, once, for an enabled endpoint; the
+// range and the body are checked, and the scope and workspace rules are those of any write.
+func TestWebhookRecover(t *testing.T) {
+	eachDialect(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d, rest.Options{})
+		_, secret := e.owner.NewKey(t, e.svc, domain.ScopeWebhooksRead, domain.ScopeWebhooksWrite)
+		id := e.do("POST", "/api/v1/webhooks", secret, newHook).want(t, http.StatusCreated).json(t)["id"].(string)
+		for range 3 {
+			e.do("POST", "/api/v1/webhooks/"+id+"/test", secret, nil).want(t, http.StatusAccepted)
+		}
+		// Disabling fails the queued deliveries; a disabled endpoint recovers nothing.
+		e.do("PATCH", "/api/v1/webhooks/"+id, secret, map[string]any{"enabled": false}).want(t, http.StatusOK)
+		since := e.clock.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+		path := "/api/v1/webhooks/" + id + "/recover"
+		e.do("POST", path, secret, map[string]any{"since": since}).wantError(t, http.StatusConflict, "webhook_disabled")
+		e.do("PATCH", "/api/v1/webhooks/"+id, secret, map[string]any{"enabled": true}).want(t, http.StatusOK)
+		statuses := func() map[string]int {
+			got := map[string]int{}
+			for _, x := range e.do("GET", "/api/v1/webhooks/"+id+"/deliveries", secret, nil).want(t, http.StatusOK).json(t)["data"].([]any) {
+				got[x.(map[string]any)["status"].(string)]++
+			}
+			return got
+		}
+		if s := statuses(); s["failed"] != 3 {
+			t.Fatalf("before: %v", s)
+		}
+
+		// A range before them finds none; one that holds them queues each once.
+		early := e.clock.Now().Add(-2 * time.Hour).UTC()
+		none := e.do("POST", path, secret, map[string]any{"since": early.Format(time.RFC3339), "until": early.Add(time.Minute).Format(time.RFC3339)}).
+			want(t, http.StatusAccepted).json(t)
+		if none["queued"] != float64(0) || none["has_more"] != false {
+			t.Fatalf("an empty range: %v", none)
+		}
+		rec := e.do("POST", path, secret, map[string]any{"since": since}).want(t, http.StatusAccepted).json(t)
+		if rec["object"] != "webhook_recovery" || rec["webhook_id"] != id || rec["queued"] != float64(3) || rec["has_more"] != false {
+			t.Fatalf("recover: %v", rec)
+		}
+		if s := statuses(); s["pending"] != 3 {
+			t.Fatalf("after: %v", s)
+		}
+		if again := e.do("POST", path, secret, map[string]any{"since": since}).want(t, http.StatusAccepted).json(t); again["queued"] != float64(0) {
+			t.Fatalf("a second recover queued the pending ones again: %v", again)
+		}
+
+		// Bad input names its field and changes nothing.
+		for _, c := range []struct {
+			body  any
+			param string
+		}{
+			{map[string]any{}, "since"},
+			{map[string]any{"since": "yesterday"}, "since"},
+			{map[string]any{"since": since, "until": "soon"}, "until"},
+			{map[string]any{"since": e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, "since"},
+			{map[string]any{"since": since, "until": e.clock.Now().Add(-3 * time.Hour).UTC().Format(time.RFC3339)}, "since"},
+		} {
+			if got := e.do("POST", path, secret, c.body).wantError(t, http.StatusBadRequest, "validation_failed"); got["param"] != c.param {
+				t.Errorf("%v: param %v, want %s", c.body, got["param"], c.param)
+			}
+		}
+
+		_, readOnly := e.owner.NewKey(t, e.svc, domain.ScopeWebhooksRead)
+		e.do("POST", path, readOnly, map[string]any{"since": since}).wantError(t, http.StatusForbidden, "insufficient_scope")
+		other := servicetest.NewOwner(t, e.svc)
+		_, theirs := other.NewKey(t, e.svc, domain.ScopeAll)
+		e.do("POST", path, theirs, map[string]any{"since": since}).wantError(t, http.StatusNotFound, "not_found")
+	})
+}

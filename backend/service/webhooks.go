@@ -604,6 +604,79 @@ func (w *Webhooks) Retry(ctx context.Context, a Actor, webhookID, deliveryID str
 	return d, nil
 }
 
+// MaxRecoverBatch bounds the deliveries one Recover call sends again; a caller with more
+// calls again (those sent are pending now, so the next call takes the following ones).
+const MaxRecoverBatch = 1000
+
+// Recovery is what Recover did: how many failed deliveries it queued, and whether more of
+// the range are left for another call.
+type Recovery struct {
+	Queued  int
+	HasMore bool
+}
+
+// Recover sends again, now, every failed delivery of an endpoint created in [since, until)
+// (until zero: up to now), oldest first, up to MaxRecoverBatch: each gets one more attempt, as a
+// manual Retry gives it, with the same webhook-id. It is what an endpoint that was down
+// (and disabled, then enabled again) needs to catch up. Deliveries older than their
+// retention are gone; a delivery being attempted at that moment is left as it is.
+func (w *Webhooks) Recover(ctx context.Context, a Actor, webhookID string, since, until time.Time) (Recovery, error) {
+	wsID, err := requireWorkspace(a, domain.ScopeWebhooksWrite)
+	if err != nil {
+		return Recovery{}, err
+	}
+	now := w.s.cfg.Clock.Now()
+	switch {
+	case since.IsZero():
+		return Recovery{}, domain.Invalid("since", "since is required: the time from which failed deliveries are sent again")
+	case since.After(now):
+		return Recovery{}, domain.Invalid("since", "since is in the future")
+	case !until.IsZero() && !since.Before(until):
+		return Recovery{}, domain.Invalid("since", "since must be before until")
+	}
+	if until.IsZero() {
+		until = now.Add(time.Hour) // every delivery so far
+	}
+	var out Recovery
+	err = w.s.store.Tx(ctx, func(tx *store.Tx) error {
+		hook, err := tx.Webhook(ctx, wsID, webhookID)
+		if err != nil {
+			return err
+		}
+		if !hook.Enabled {
+			return errWebhookDisabled
+		}
+		failed, err := tx.FailedDeliveries(ctx, wsID, webhookID, since, until, MaxRecoverBatch+1)
+		if err != nil {
+			return err
+		}
+		if out.HasMore = len(failed) > MaxRecoverBatch; out.HasMore {
+			failed = failed[:MaxRecoverBatch]
+		}
+		for _, d := range failed {
+			fresh := deliveryJob(d.ID, wsID, webhookID, now, d.Attempts, d.Attempts+1)
+			fresh.CreatedAt = now
+			if err := tx.RequeueJob(ctx, d.ID, 1, now, fresh); domain.IsCode(err, domain.CodeConflict) {
+				continue // being attempted right now
+			} else if err != nil {
+				return err
+			}
+			if err := tx.RequeueDelivery(ctx, d.ID, now); err != nil {
+				return err
+			}
+			out.Queued++
+		}
+		if out.Queued > 0 {
+			tx.AnnounceWake(jobs.ChannelJobs, domain.JobWebhookDelivery)
+		}
+		return nil
+	})
+	if err != nil {
+		return Recovery{}, err
+	}
+	return out, nil
+}
+
 // Test sends a synthetic event of eventType (default webhook.test) to this endpoint only,
 // whatever it subscribes to. Its data is the type's sample (for webhook.test, the endpoint
 // itself). Test events are not written to the event log, so nothing else sees them.

@@ -130,6 +130,22 @@ func (q q) withAttempts(ctx context.Context, rows []deliveryRow) ([]domain.Deliv
 	return out, nil
 }
 
+// FailedDelivery is a failed delivery that may be sent again, with how many attempts it had.
+type FailedDelivery struct {
+	ID       string `db:"id"`
+	Attempts int    `db:"attempts"`
+}
+
+// FailedDeliveries lists up to limit failed deliveries of an endpoint created in [since,
+// until), oldest first.
+func (q q) FailedDeliveries(ctx context.Context, workspaceID, webhookID string, since, until time.Time, limit int) ([]FailedDelivery, error) {
+	var out []FailedDelivery
+	err := q.sel(ctx, &out, `SELECT d.id, (SELECT COUNT(*) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
+		FROM webhook_deliveries d WHERE d.workspace_id = ? AND d.webhook_id = ? AND d.status = ? AND d.created_at >= ? AND d.created_at < ?
+		ORDER BY d.created_at, d.id LIMIT ?`, workspaceID, webhookID, domain.DeliveryFailed, since.UTC(), until.UTC(), limit)
+	return out, err
+}
+
 // RequeueDelivery marks a delivery pending and due at now (its job is requeued by the
 // caller in the same transaction).
 func (t *Tx) RequeueDelivery(ctx context.Context, id string, now time.Time) error {

@@ -477,6 +477,7 @@ type ComplexityRoot struct {
 		LeaveGroup                     func(childComplexity int, instanceID string, id string) int
 		MarkChatRead                   func(childComplexity int, instanceID string, chatID string) int
 		PairSandboxInstance            func(childComplexity int, id string, pairingCode *string) int
+		RecoverWebhookDeliveries       func(childComplexity int, webhookID string, since time.Time, until *time.Time) int
 		RestartInstance                func(childComplexity int, id string) int
 		RetryWebhookDelivery           func(childComplexity int, webhookID string, deliveryID string) int
 		RevokeAPIKey                   func(childComplexity int, id string) int
@@ -644,6 +645,12 @@ type ComplexityRoot struct {
 		WebhookID     func(childComplexity int) int
 	}
 
+	WebhookRecovery struct {
+		HasMore   func(childComplexity int) int
+		Queued    func(childComplexity int) int
+		WebhookID func(childComplexity int) int
+	}
+
 	Workspace struct {
 		CreatedAt func(childComplexity int) int
 		ID        func(childComplexity int) int
@@ -674,6 +681,7 @@ type MutationResolver interface {
 	RotateWebhookSecret(ctx context.Context, id string) (*model.RotateWebhookSecretPayload, error)
 	TestWebhook(ctx context.Context, id string, eventType *string) (*model.WebhookDelivery, error)
 	RetryWebhookDelivery(ctx context.Context, webhookID string, deliveryID string) (*model.WebhookDelivery, error)
+	RecoverWebhookDeliveries(ctx context.Context, webhookID string, since time.Time, until *time.Time) (*model.WebhookRecovery, error)
 	CreateInstance(ctx context.Context, input model.CreateInstanceInput) (*model.Instance, error)
 	UpdateInstance(ctx context.Context, id string, input model.UpdateInstanceInput) (*model.Instance, error)
 	DeleteInstance(ctx context.Context, id string) (*model.Instance, error)
@@ -2768,6 +2776,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PairSandboxInstance(childComplexity, args["id"].(string), args["pairingCode"].(*string)), true
+	case "Mutation.recoverWebhookDeliveries":
+		if e.ComplexityRoot.Mutation.RecoverWebhookDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recoverWebhookDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecoverWebhookDeliveries(childComplexity, args["webhookId"].(string), args["since"].(time.Time), args["until"].(*time.Time)), true
 	case "Mutation.restartInstance":
 		if e.ComplexityRoot.Mutation.RestartInstance == nil {
 			break
@@ -3674,6 +3693,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookDelivery.WebhookID(childComplexity), true
 
+	case "WebhookRecovery.hasMore":
+		if e.ComplexityRoot.WebhookRecovery.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.HasMore(childComplexity), true
+	case "WebhookRecovery.queued":
+		if e.ComplexityRoot.WebhookRecovery.Queued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.Queued(childComplexity), true
+	case "WebhookRecovery.webhookId":
+		if e.ComplexityRoot.WebhookRecovery.WebhookID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookRecovery.WebhookID(childComplexity), true
+
 	case "Workspace.createdAt":
 		if e.ComplexityRoot.Workspace.CreatedAt == nil {
 			break
@@ -3866,6 +3904,12 @@ type Mutation {
   "Sends a test event of the chosen type (default webhook.test) to the endpoint."
   testWebhook(id: ID!, eventType: String): WebhookDelivery!
   retryWebhookDelivery(webhookId: ID!, deliveryId: ID!): WebhookDelivery!
+  """
+  Sends again, now, every failed delivery of the endpoint created in [since, until) (until:
+  now when left out), oldest first, at most 1,000 a call (hasMore: call again). For an
+  endpoint that was down, then enabled again.
+  """
+  recoverWebhookDeliveries(webhookId: ID!, since: Time!, until: Time): WebhookRecovery!
 }
 
 type Subscription {
@@ -4026,6 +4070,15 @@ type RotateWebhookSecretPayload {
   webhook: Webhook!
   "Until this time the previous secret also signs every delivery."
   previousSecretExpiresAt: Time!
+}
+
+"What recoverWebhookDeliveries did."
+type WebhookRecovery {
+  webhookId: ID!
+  "How many failed deliveries were queued for one more attempt, now."
+  queued: Int!
+  "More failed deliveries of the range are left: call again with the same since."
+  hasMore: Boolean!
 }
 
 type WebhookDelivery {
@@ -6045,6 +6098,18 @@ func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
 }
 
+func (ec *executionContext) childFields_WebhookRecovery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhookId":
+		return ec.fieldContext_WebhookRecovery_webhookId(ctx, field)
+	case "queued":
+		return ec.fieldContext_WebhookRecovery_queued(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_WebhookRecovery_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookRecovery", field.Name)
+}
+
 func (ec *executionContext) childFields_Workspace(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6662,6 +6727,36 @@ func (ec *executionContext) field_Mutation_pairSandboxInstance_args(ctx context.
 		return nil, err
 	}
 	args["pairingCode"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recoverWebhookDeliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "webhookId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["webhookId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "until",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["until"] = arg2
 	return args, nil
 }
 
@@ -15001,6 +15096,50 @@ func (ec *executionContext) fieldContext_Mutation_retryWebhookDelivery(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_recoverWebhookDeliveries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recoverWebhookDeliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecoverWebhookDeliveries(ctx, fc.Args["webhookId"].(string), fc.Args["since"].(time.Time), fc.Args["until"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookRecovery) graphql.Marshaler {
+			return ec.marshalNWebhookRecovery2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐWebhookRecovery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recoverWebhookDeliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookRecovery(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recoverWebhookDeliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createInstance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19359,6 +19498,75 @@ func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookRecovery_webhookId(ctx context.Context, field graphql.CollectedField, obj *model.WebhookRecovery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookRecovery_webhookId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WebhookID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookRecovery_webhookId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookRecovery", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookRecovery_queued(ctx context.Context, field graphql.CollectedField, obj *model.WebhookRecovery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookRecovery_queued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Queued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookRecovery_queued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookRecovery", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _WebhookRecovery_hasMore(ctx context.Context, field graphql.CollectedField, obj *model.WebhookRecovery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookRecovery_hasMore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasMore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookRecovery_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookRecovery", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Workspace_id(ctx context.Context, field graphql.CollectedField, obj *domain.Workspace) (ret graphql.Marshaler) {
@@ -25107,6 +25315,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "recoverWebhookDeliveries":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recoverWebhookDeliveries(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createInstance":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createInstance(ctx, field)
@@ -27053,6 +27268,54 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 	return out
 }
 
+var webhookRecoveryImplementors = []string{"WebhookRecovery"}
+
+func (ec *executionContext) _WebhookRecovery(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookRecovery) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookRecoveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookRecovery")
+		case "webhookId":
+			out.Values[i] = ec._WebhookRecovery_webhookId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "queued":
+			out.Values[i] = ec._WebhookRecovery_queued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasMore":
+			out.Values[i] = ec._WebhookRecovery_hasMore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var workspaceImplementors = []string{"Workspace"}
 
 func (ec *executionContext) _Workspace(ctx context.Context, sel ast.SelectionSet, obj *domain.Workspace) graphql.Marshaler {
@@ -28692,6 +28955,16 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋswitchboar
 		return graphql.Null
 	}
 	return ec._WebhookDelivery(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookRecovery2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋgraphᚋmodelᚐWebhookRecovery(ctx context.Context, sel ast.SelectionSet, v *model.WebhookRecovery) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._WebhookRecovery(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNWorkspace2ᚖgithubᚗcomᚋswitchboardᚑdevᚋswitchboardᚋbackendᚋdomainᚐWorkspace(ctx context.Context, sel ast.SelectionSet, v *domain.Workspace) graphql.Marshaler {

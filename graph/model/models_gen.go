@@ -761,6 +761,15 @@ type WebhookDelivery struct {
 	CreatedAt     time.Time         `json:"createdAt"`
 }
 
+// What recoverWebhookDeliveries did.
+type WebhookRecovery struct {
+	WebhookID string `json:"webhookId"`
+	// How many failed deliveries were queued for one more attempt, now.
+	Queued int `json:"queued"`
+	// More failed deliveries of the range are left: call again with the same since.
+	HasMore bool `json:"hasMore"`
+}
+
 type APIKeyStatus string
 
 const (

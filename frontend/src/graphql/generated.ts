@@ -277,6 +277,12 @@ export type Mutation = {
   /** Sends a test event of the chosen type (default webhook.test) to the endpoint. */
   testWebhook: WebhookDelivery;
   retryWebhookDelivery: WebhookDelivery;
+  /**
+   * Sends again, now, every failed delivery of the endpoint created in [since, until) (until:
+   * now when left out), oldest first, at most 1,000 a call (hasMore: call again). For an
+   * endpoint that was down, then enabled again.
+   */
+  recoverWebhookDeliveries: WebhookRecovery;
   /** Creates an instance, disconnected (or connecting at once with connect: true). */
   createInstance: Instance;
   updateInstance: Instance;
@@ -409,6 +415,13 @@ export type MutationTestWebhookArgs = {
 export type MutationRetryWebhookDeliveryArgs = {
   webhookId: Scalars['ID']['input'];
   deliveryId: Scalars['ID']['input'];
+};
+
+
+export type MutationRecoverWebhookDeliveriesArgs = {
+  webhookId: Scalars['ID']['input'];
+  since: Scalars['Time']['input'];
+  until: InputMaybe<Scalars['Time']['input']>;
 };
 
 
@@ -795,6 +808,16 @@ export type RotateWebhookSecretPayload = {
   webhook: Webhook;
   /** Until this time the previous secret also signs every delivery. */
   previousSecretExpiresAt: Scalars['Time']['output'];
+};
+
+/** What recoverWebhookDeliveries did. */
+export type WebhookRecovery = {
+  __typename?: 'WebhookRecovery';
+  webhookId: Scalars['ID']['output'];
+  /** How many failed deliveries were queued for one more attempt, now. */
+  queued: Scalars['Int']['output'];
+  /** More failed deliveries of the range are left: call again with the same since. */
+  hasMore: Scalars['Boolean']['output'];
 };
 
 export type WebhookDelivery = {
