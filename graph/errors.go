@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"regexp"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -32,11 +33,23 @@ var graphQLCodes = map[domain.Code]string{
 //     INVALID and CONFLICT;
 //   - gqlgen's own errors (parsing, validation, input coercion, limits) pass unchanged;
 //   - anything else is INTERNAL with the message "internal error", and is logged.
+//
+// badEnumValue is how gqlgen's generated enums refuse a value.
+var badEnumValue = regexp.MustCompile(`is not a valid [A-Z][A-Za-z0-9]*$`)
+
 func presentError(ctx context.Context, log *slog.Logger, err error) *gqlerror.Error {
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		var ge *gqlerror.Error
 		if errors.As(err, &ge) {
+			if ge.Extensions["code"] == nil && badEnumValue.MatchString(ge.Message) {
+				// A generated enum's refusal of an argument's value ("clicks is not a valid
+				// LinkSort"): input, as a refused Time is.
+				if ge.Extensions == nil {
+					ge.Extensions = map[string]any{}
+				}
+				ge.Extensions["code"] = graphQLCodes[domain.CodeInvalid]
+			}
 			return ge
 		}
 		de = domain.Internal(err)

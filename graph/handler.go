@@ -475,6 +475,25 @@ func checkBody(body []byte) *gqlerror.Error {
 		return transportError("INVALID", "invalid_body",
 			`the request body must be one JSON object such as {"query": "{ viewer { user { id } } }"}`)
 	}
+	// The members gqlgen reads, of the types it needs: its own refusal repeats the body.
+	var m struct{ Query, OperationName, Variables, Extensions json.RawMessage }
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		return transportError("INVALID", "invalid_body", "the request body must be one JSON object")
+	}
+	for _, c := range []struct {
+		name, want string
+		raw        json.RawMessage
+	}{{"query", `"`, m.Query}, {"operationName", `"`, m.OperationName}, {"variables", "{", m.Variables}, {"extensions", "{", m.Extensions}} {
+		if len(c.raw) > 0 && string(c.raw) != "null" && !strings.HasPrefix(string(c.raw), c.want) {
+			kind := "a JSON object"
+			if c.want == `"` {
+				kind = "a string"
+			}
+			e := transportError("INVALID", "invalid_body", c.name+" must be "+kind)
+			e.Extensions["field"] = c.name
+			return e
+		}
+	}
 	// A key given twice (in variables, say) is refused as REST refuses it in a body.
 	if err := httpx.NoDuplicateKeys(trimmed); err != nil {
 		de := domain.ErrorOf(err)

@@ -3,11 +3,13 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/backend/service"
+	"github.com/switchboard-dev/switchboard/backend/store"
 	"github.com/switchboard-dev/switchboard/graph"
 )
 
@@ -209,4 +211,33 @@ func TestBodyLimit(t *testing.T) {
 			t.Fatalf("oversized body: status %d, %+v", resp.StatusCode, r.Errors)
 		}
 	})
+}
+
+// Input the schema's scalars and enums refuse carries code INVALID like any bad input, and a
+// body whose members are of the wrong type is refused without being repeated back.
+func TestInputRefusalsHaveCodes(t *testing.T) {
+	h := newHarness(t, store.SQLite, graph.Options{})
+	token, _ := h.owner(t)
+	s := withSession(token)
+	for name, c := range map[string]struct {
+		query string
+		vars  map[string]any
+	}{
+		"an unknown enum value": {`query($s: LinkSort) { links(sort: $s) { nodes { id } } }`, map[string]any{"s": "clicks"}},
+		"a Time variable":       {`query($t: Time) { links(createdAfter: $t) { nodes { id } } }`, map[string]any{"t": "yesterday"}},
+		"a Time literal":        {`{ links(createdAfter: "2030-01-01") { nodes { id } } }`, nil},
+	} {
+		if _, r := h.post(t, c.query, c.vars, s); r.code(t) != "INVALID" {
+			t.Errorf("%s: %+v", name, r.Errors)
+		}
+	}
+	body := `{"query":"{ shortLinkBase }","variables":[1]}`
+	req, _ := http.NewRequest(http.MethodPost, h.url(), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, r := h.send(t, req)
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || r.code(t) != "INVALID" || r.Errors[0].Extensions["reason"] != "invalid_body" ||
+		r.Errors[0].Extensions["field"] != "variables" || strings.Contains(string(raw), "shortLinkBase") {
+		t.Fatalf("variables that are not an object: %d %s", resp.StatusCode, raw)
+	}
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -19,15 +18,16 @@ func MarshalTime(t time.Time) graphql.Marshaler {
 	})
 }
 
-// UnmarshalTime reads a Time input: an RFC 3339 string with any precision and offset.
+// UnmarshalTime reads a Time input: an RFC 3339 string with any precision and offset. Its
+// refusal is the service's invalid-input error, so the answer carries code INVALID.
 func UnmarshalTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, fmt.Errorf("time must be an RFC 3339 string")
+		return time.Time{}, domain.Invalid("", "time must be an RFC 3339 string")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("time must be an RFC 3339 string such as 2026-01-02T15:04:05Z")
+		return time.Time{}, domain.Invalid("", "time must be an RFC 3339 string such as 2026-01-02T15:04:05Z")
 	}
 	return t.UTC(), nil
 }
