@@ -189,7 +189,7 @@ func TestWebsocketAuthentication(t *testing.T) {
 
 		// No credentials at all, a malformed key, an unknown key: refused with 4403.
 		h.dialWS(t).initRefused(t, nil)
-		h.dialWS(t).initRefused(t, map[string]any{"authorization": "Bearer nonsense"})
+		h.dialWS(t).initRefusedWith(t, map[string]any{"authorization": "Bearer nonsense"}, "Forbidden: invalid_api_key")
 		h.dialWS(t).initRefused(t, map[string]any{"authorization": "Basic " + key})
 		// (The last character changed: "x", unless it already is one.)
 		last := "x"
@@ -198,9 +198,9 @@ func TestWebsocketAuthentication(t *testing.T) {
 		}
 		h.dialWS(t).initRefused(t, map[string]any{"authorization": "Bearer " + key[:len(key)-1] + last})
 
-		// A revoked key is refused at once.
+		// A revoked key is refused at once, the close reason saying so.
 		h.revokeKey(t, token, keyID)
-		h.dialWS(t).initRefused(t, map[string]any{"authorization": "Bearer " + key})
+		h.dialWS(t).initRefusedWith(t, map[string]any{"authorization": "Bearer " + key}, "Forbidden: revoked_api_key")
 
 		// A stale cookie is no credential either.
 		h.dialWS(t, withSession("sbs_stale")).initRefused(t, nil)

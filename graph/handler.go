@@ -324,7 +324,14 @@ func (h *httpHandler) initWebsocket(ctx context.Context, p transport.InitPayload
 			msg = "internal error"
 		}
 		ctx = transport.WithWebsocketCloseCode(ctx, 4403)
-		return transport.AppendCloseReason(ctx, "Forbidden"), nil, errors.New(msg)
+		// The close reason says why, for clients of graphql-transport-ws, which gets no
+		// connection_error message: "Forbidden: expired_api_key" (refresh the key) is not
+		// "Forbidden: invalid_api_key".
+		reason := "Forbidden"
+		if e.Reason != "" && e.Code != domain.CodeInternal {
+			reason += ": " + e.Reason
+		}
+		return transport.AppendCloseReason(ctx, reason), nil, errors.New(msg)
 	}
 	if auth := p.Authorization(); auth != "" {
 		origin, _ := ctx.Value(foreignOriginKey{}).(string)

@@ -104,6 +104,12 @@ func (c *wsClient) init(t *testing.T, payload map[string]any) {
 // initRefused sends connection_init and expects the server to close with 4403.
 func (c *wsClient) initRefused(t *testing.T, payload map[string]any) {
 	t.Helper()
+	c.initRefusedWith(t, payload, "")
+}
+
+// initRefusedWith is initRefused that also wants the close reason to end with reason.
+func (c *wsClient) initRefusedWith(t *testing.T, payload map[string]any, reason string) {
+	t.Helper()
 	var raw json.RawMessage
 	if payload != nil {
 		raw, _ = json.Marshal(payload)
@@ -113,8 +119,8 @@ func (c *wsClient) initRefused(t *testing.T, payload map[string]any) {
 		m, err := c.read(t, 10*time.Second)
 		if err != nil {
 			var ce *websocket.CloseError
-			if !errors.As(err, &ce) || ce.Code != 4403 {
-				t.Fatalf("want close 4403, got %v", err)
+			if !errors.As(err, &ce) || ce.Code != 4403 || !strings.HasSuffix(ce.Text, reason) {
+				t.Fatalf("want close 4403 (reason …%s), got %v", reason, err)
 			}
 			return
 		}
