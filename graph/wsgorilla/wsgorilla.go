@@ -14,10 +14,13 @@
 package wsgorilla
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -88,8 +91,15 @@ func (im *Implementation) Accept(w http.ResponseWriter, r *http.Request, opts tr
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{conn: conn, writeTimeout: im.opts.WriteTimeout}, nil
+	c := &Conn{conn: conn, writeTimeout: im.opts.WriteTimeout}
+	if conn.Subprotocol() == transportWS {
+		c.active = map[string]bool{}
+	}
+	return c, nil
 }
+
+// transportWS is the graphql-transport-ws subprotocol, whose ids this adapter watches.
+const transportWS = "graphql-transport-ws"
 
 // selectSubprotocol returns the first protocol the client offers that the server supports:
 // the client's order of preference decides, as RFC 6455 intends.
@@ -140,6 +150,19 @@ type Conn struct {
 	wmu       sync.Mutex // gorilla allows one concurrent writer
 	closeOnce sync.Once
 	closeErr  error
+
+	// active are the ids of the operations under way (graphql-transport-ws only, else nil):
+	// a subscribe that reuses one closes the connection with 4409, as the protocol says.
+	// gqlgen's transport would run both, the client then getting every event twice under
+	// one id, and one complete unable to end both.
+	amu    sync.Mutex
+	active map[string]bool
+}
+
+// envelope is what the adapter reads of a protocol message.
+type envelope struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
 }
 
 var (
@@ -158,13 +181,61 @@ func (c *Conn) NextReader() (int, io.Reader, error) {
 		}
 		return mt, nil, err
 	}
-	return mt, r, nil
+	if c.active == nil {
+		return mt, r, nil
+	}
+	b, err := io.ReadAll(r) // bounded by the read limit
+	if err != nil {
+		return mt, nil, err
+	}
+	var m envelope
+	if json.Unmarshal(b, &m) == nil && m.ID != "" {
+		c.amu.Lock()
+		dup := m.Type == "subscribe" && c.active[m.ID]
+		switch m.Type {
+		case "subscribe":
+			c.active[m.ID] = true
+		case "complete":
+			delete(c.active, m.ID)
+		}
+		c.amu.Unlock()
+		if dup {
+			reason := "Subscriber for " + m.ID + " already exists"
+			_ = c.WriteClose(4409, reason)
+			_ = c.Close()
+			return mt, nil, errors.New("websocket: " + reason)
+		}
+	}
+	return mt, bytes.NewReader(b), nil
+}
+
+// ended forgets the id of an operation the server has finished (complete, or error).
+func (c *Conn) ended(v any) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return
+	}
+	id, typ := rv.FieldByName("ID"), rv.FieldByName("Type")
+	if !id.IsValid() || !typ.IsValid() || id.Kind() != reflect.String || typ.Kind() != reflect.String {
+		return
+	}
+	if t := typ.String(); t == "complete" || t == "error" {
+		c.amu.Lock()
+		delete(c.active, id.String())
+		c.amu.Unlock()
+	}
 }
 
 // WriteJSON writes v as one text message. Writes are serialized and bounded by the write
 // timeout; after a failed write the connection is closed, so the transport's reader stops
 // too and the operation's resources are released.
 func (c *Conn) WriteJSON(v any) error {
+	if c.active != nil {
+		c.ended(v) // before the write: the client may reuse the id as soon as it reads it
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))

@@ -398,3 +398,33 @@ func TestPeerCloseIsErrWebsocketClosed(t *testing.T) {
 		t.Fatalf("NextReader after a normal close: %v, want ErrWebsocketClosed", err)
 	}
 }
+
+// A subscribe with the id of an operation under way closes the connection with 4409, as
+// graphql-transport-ws says (gqlgen would run both, every event then arriving twice under one
+// id); an id is free again once the server has completed its operation.
+func TestSubscribeWithAnActiveIDCloses4409(t *testing.T) {
+	gql, srv := newServer(t, transport.Websocket{})
+	c := initConn(t, srv)
+	send(t, c, msg{ID: "q", Type: "subscribe", Payload: json.RawMessage(`{"query":"{ name }"}`)})
+	expect(t, c, "next")
+	expect(t, c, "complete")
+	// "q" completed: reusing it is fine.
+	send(t, c, msg{ID: "q", Type: "subscribe", Payload: json.RawMessage(`{"query":"subscription { name }"}`)})
+	gql.SendNextSubscriptionMessage()
+	if m := expect(t, c, "next"); m.ID != "q" {
+		t.Fatalf("next for %q", m.ID)
+	}
+	send(t, c, msg{ID: "q", Type: "subscribe", Payload: json.RawMessage(`{"query":"subscription { name }"}`)})
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		_, _, err := c.ReadMessage()
+		if err == nil {
+			continue
+		}
+		var ce *websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != 4409 || ce.Text != "Subscriber for q already exists" {
+			t.Fatalf("want close 4409, got %v", err)
+		}
+		return
+	}
+}
