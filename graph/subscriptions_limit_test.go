@@ -94,7 +94,9 @@ func TestSubscriptionEndsWhenItsKeyExpires(t *testing.T) {
 		r.decode(t, &data)
 		c := h.dialWS(t)
 		c.init(t, map[string]any{"authorization": "Bearer " + data.CreateAPIKey.Secret})
-		c.subscribe(t, "1", eventsSubscription, map[string]any{"types": []string{"api_key.created"}})
+		// From the last event: the next one arrives whether the subscription starts before
+		// or after it is recorded.
+		c.subscribe(t, "1", eventsSubscription, map[string]any{"types": []string{"api_key.created"}, "after": h.lastEventID(t, token)})
 		h.createKey(t, token)
 		if e := c.nextEvent(t, "1"); e.Type != "api_key.created" {
 			t.Fatalf("got %+v", e)
