@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { mockClient, type Handler } from '../../test/mockClient';
@@ -127,5 +127,146 @@ describe('WebhookDetailPage', () => {
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Delete endpoint' }));
     expect(await screen.findByTestId('elsewhere')).toBeInTheDocument();
     expect(del).toHaveBeenCalledWith({ id: 'wh_1' }, expect.anything());
+  });
+
+  describe('recover failed deliveries', () => {
+    const open = async (user: ReturnType<typeof userEvent.setup>) => {
+      await user.click(await screen.findByRole('button', { name: 'Recover failed deliveries' }));
+      return screen.findByRole('dialog', { name: 'Recover failed deliveries' });
+    };
+
+    it('sends the failed deliveries since the chosen time, says how many, and fetches the deliveries again', async () => {
+      const user = userEvent.setup();
+      const recover = vi.fn(() => ({ data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', webhookId: 'wh_1', queued: 42, hasMore: false } } }));
+      const list = vi.fn(() => ({ data: { webhookDeliveries: { nodes: [delivery], hasMore: false, nextCursor: null } } }));
+      const { client } = setup({ RecoverWebhookDeliveries: recover, WebhookDeliveries: list });
+      renderWithClient(<WebhookDetailPage />, { client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      const dialog = await open(user);
+      // Focus starts on the first choice, which is the one chosen.
+      expect(within(dialog).getByRole('radio', { name: 'Last hour' })).toHaveFocus();
+      expect(within(dialog).getByRole('radio', { name: 'Last hour' })).toBeChecked();
+      await user.click(within(dialog).getByRole('radio', { name: 'Last 24 hours' }));
+      const fetchesBefore = list.mock.calls.length;
+      const before = Date.now();
+      await user.click(within(dialog).getByRole('button', { name: 'Recover deliveries' }));
+      const status = await within(dialog).findByRole('status');
+      expect(status).toHaveTextContent('Queued 42 failed deliveries for another attempt.');
+      expect(status).toHaveFocus();
+      expect(recover).toHaveBeenCalledTimes(1);
+      const vars = (recover.mock.calls[0] as unknown as [{ webhookId: string; since: string }])[0];
+      expect(vars.webhookId).toBe('wh_1');
+      const since = new Date(vars.since).getTime();
+      expect(since).toBeGreaterThanOrEqual(before - 24 * 3_600_000);
+      expect(since).toBeLessThanOrEqual(Date.now() - 24 * 3_600_000);
+      await waitFor(() => expect(list.mock.calls.length).toBeGreaterThan(fetchesBefore));
+      expect(within(dialog).queryByRole('button', { name: 'Recover more' })).not.toBeInTheDocument();
+      await user.click(within(dialog).getByRole('button', { name: 'Done' }));
+      await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+      expect(screen.getByRole('button', { name: 'Recover failed deliveries' })).toHaveFocus();
+    });
+
+    it('sends a custom time, and says when there was nothing to send', async () => {
+      const user = userEvent.setup();
+      const recover = vi.fn(() => ({ data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', webhookId: 'wh_1', queued: 0, hasMore: false } } }));
+      const { client } = setup({ RecoverWebhookDeliveries: recover });
+      renderWithClient(<WebhookDetailPage />, { client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      const dialog = await open(user);
+      await user.click(within(dialog).getByRole('radio', { name: 'Custom time' }));
+      fireEvent.change(within(dialog).getByLabelText('Since'), { target: { value: '2025-01-01T08:30' } });
+      await user.click(within(dialog).getByRole('button', { name: 'Recover deliveries' }));
+      expect(await within(dialog).findByRole('status')).toHaveTextContent(/^No failed deliveries since .*2025/);
+      expect(recover).toHaveBeenCalledWith({ webhookId: 'wh_1', since: new Date('2025-01-01T08:30').toISOString() }, expect.anything());
+    });
+
+    it('recovers more with the same since while the server says more are left', async () => {
+      const user = userEvent.setup();
+      const answers = [
+        { queued: 1000, hasMore: true },
+        { queued: 5, hasMore: false },
+      ];
+      const recover = vi.fn(() => ({ data: { recoverWebhookDeliveries: { __typename: 'WebhookRecovery', webhookId: 'wh_1', ...answers.shift()! } } }));
+      const { client } = setup({ RecoverWebhookDeliveries: recover });
+      renderWithClient(<WebhookDetailPage />, { client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      const dialog = await open(user);
+      await user.click(within(dialog).getByRole('radio', { name: 'Last 7 days' }));
+      await user.click(within(dialog).getByRole('button', { name: 'Recover deliveries' }));
+      const status = await within(dialog).findByRole('status');
+      expect(status).toHaveTextContent('Queued 1,000 failed deliveries for another attempt.');
+      expect(status).toHaveTextContent(/More failed deliveries since .* are left/);
+      await user.click(within(dialog).getByRole('button', { name: 'Recover more' }));
+      await waitFor(() => expect(within(dialog).getByRole('status')).toHaveTextContent('Queued 1,005 failed deliveries for another attempt.'));
+      expect(within(dialog).getByRole('status')).not.toHaveTextContent('are left');
+      expect(recover).toHaveBeenCalledTimes(2);
+      const calls = recover.mock.calls as unknown as [{ since: string }][];
+      expect(calls[1]![0].since).toBe(calls[0]![0].since);
+      expect(within(dialog).queryByRole('button', { name: 'Recover more' })).not.toBeInTheDocument();
+      expect(within(dialog).getByRole('button', { name: 'Done' })).toBeInTheDocument();
+    });
+
+    it('shows an error naming since under the field, and a disabled endpoint at the top', async () => {
+      const user = userEvent.setup();
+      const errors = [
+        { message: 'since is in the future', extensions: { code: 'INVALID', field: 'since' } },
+        { message: 'the webhook endpoint is disabled; enable it first', extensions: { code: 'CONFLICT', reason: 'webhook_disabled' } },
+      ];
+      const recover = vi.fn(() => ({ errors: [errors.shift()!] }));
+      const webhook = vi.fn(() => ({ data: { webhook: hook } }));
+      const { client } = setup({ RecoverWebhookDeliveries: recover, Webhook: webhook });
+      renderWithClient(<WebhookDetailPage />, { client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      const dialog = await open(user);
+      await user.click(within(dialog).getByRole('radio', { name: 'Custom time' }));
+      const input = within(dialog).getByLabelText('Since');
+      await user.click(within(dialog).getByRole('button', { name: 'Recover deliveries' }));
+      expect(await within(dialog).findByRole('alert')).toHaveTextContent('since is in the future');
+      expect(input).toHaveAttribute('aria-invalid', 'true');
+      expect(input).toHaveAccessibleDescription(/since is in the future/);
+      await waitFor(() => expect(input).toHaveFocus());
+
+      const fetches = webhook.mock.calls.length;
+      await user.click(within(dialog).getByRole('button', { name: 'Recover deliveries' }));
+      await waitFor(() => expect(within(dialog).getByRole('alert')).toHaveTextContent('This endpoint is disabled. Enable it, then recover its failed deliveries.'));
+      expect(input).not.toHaveAttribute('aria-invalid');
+      // The page learns the endpoint is disabled.
+      await waitFor(() => expect(webhook.mock.calls.length).toBeGreaterThan(fetches));
+    });
+
+    it('checks a custom time before sending it', async () => {
+      const user = userEvent.setup();
+      const recover = vi.fn();
+      const { client } = setup({ RecoverWebhookDeliveries: recover });
+      renderWithClient(<WebhookDetailPage />, { client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      const dialog = await open(user);
+      await user.click(within(dialog).getByRole('radio', { name: 'Custom time' }));
+      const input = within(dialog).getByLabelText('Since');
+      fireEvent.change(input, { target: { value: '' } });
+      await user.click(within(dialog).getByRole('button', { name: 'Recover deliveries' }));
+      expect(await within(dialog).findByRole('alert')).toHaveTextContent('Enter a date and time.');
+      fireEvent.change(input, { target: { value: '2999-01-01T00:00' } });
+      await user.click(within(dialog).getByRole('button', { name: 'Recover deliveries' }));
+      expect(await within(dialog).findByRole('alert')).toHaveTextContent('Choose a time in the past.');
+      expect(recover).not.toHaveBeenCalled();
+    });
+
+    it('is offered only while the endpoint is enabled and may have failed deliveries', async () => {
+      const succeeded = { ...delivery, status: 'succeeded' };
+      const { client } = setup({
+        Webhook: () => ({ data: { webhook: { ...hook, enabled: false, disabledReason: 'Disabled by you' } } }),
+      });
+      const { unmount } = renderWithClient(<WebhookDetailPage />, { client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      await screen.findByRole('table', { name: 'Deliveries' });
+      expect(screen.queryByRole('button', { name: 'Recover failed deliveries' })).not.toBeInTheDocument();
+      unmount();
+
+      const none = setup({ WebhookDeliveries: () => ({ data: { webhookDeliveries: { nodes: [succeeded], hasMore: false, nextCursor: null } } }) });
+      const second = renderWithClient(<WebhookDetailPage />, { client: none.client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      await screen.findByRole('table', { name: 'Deliveries' });
+      expect(screen.queryByRole('button', { name: 'Recover failed deliveries' })).not.toBeInTheDocument();
+      second.unmount();
+
+      // Older pages may hold failed ones.
+      const more = setup({ WebhookDeliveries: () => ({ data: { webhookDeliveries: { nodes: [succeeded], hasMore: true, nextCursor: 'c1' } } }) });
+      renderWithClient(<WebhookDetailPage />, { client: more.client, route: '/api/webhooks/wh_1', path: '/api/webhooks/:id' });
+      expect(await screen.findByRole('button', { name: 'Recover failed deliveries' })).toBeInTheDocument();
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { ArrowLeft, ChevronDown, ChevronRight, Pencil, Power, RefreshCw, RotateCw, Send, Trash2 } from 'lucide-react';
+import { ArrowLeft, ChevronDown, ChevronRight, History, Pencil, Power, RefreshCw, RotateCw, Send, Trash2 } from 'lucide-react';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useClient, useQuery } from 'urql';
@@ -27,6 +27,7 @@ import {
 import { errorCode, errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { toFormErrors, valuesFrom } from './form';
+import { RecoverDeliveriesDialog } from './RecoverDeliveriesDialog';
 import { WebhookFormDialog } from './WebhookForm';
 import { EventTypeBadges, StatusBadge } from './WebhooksPage';
 import styles from './Webhooks.module.css';
@@ -71,7 +72,7 @@ function TestResult({ webhookId, sent }: { webhookId: string; sent: DeliveryFiel
   );
 }
 
-function Deliveries({ webhookId }: { webhookId: string }) {
+function Deliveries({ webhookId, enabled, onEndpointChanged }: { webhookId: string; enabled: boolean; onEndpointChanged: () => void }) {
   const client = useClient();
   const context = useMemo(() => ({ additionalTypenames: ['WebhookDelivery'] }), []);
   const [after, setAfter] = useState<string | null>(null);
@@ -79,7 +80,11 @@ function Deliveries({ webhookId }: { webhookId: string }) {
   const [open, setOpen] = useState<Set<string>>(new Set());
   const [retrying, setRetrying] = useState<string | null>(null);
   const [error, setError] = useState('');
+  const [recoverOpen, setRecoverOpen] = useState(false);
   const list = deliveries.data?.webhookDeliveries.nodes ?? [];
+  // Failed deliveries may be on a later page than this one: only a complete first page with
+  // none failed says there is nothing to recover.
+  const mayHaveFailed = !!deliveries.data && (!!after || deliveries.data.webhookDeliveries.hasMore || list.some((d) => d.status === 'failed'));
 
   const toggle = (id: string) =>
     setOpen((s) => {
@@ -105,9 +110,16 @@ function Deliveries({ webhookId }: { webhookId: string }) {
       id="deliveries"
       flush
       actions={
-        <Button size="sm" icon={<RefreshCw size={14} aria-hidden="true" />} onClick={() => refetch({ requestPolicy: 'network-only' })} loading={deliveries.fetching && !!deliveries.data}>
-          Refresh
-        </Button>
+        <>
+          {enabled && mayHaveFailed && (
+            <Button size="sm" icon={<History size={14} aria-hidden="true" />} onClick={() => setRecoverOpen(true)}>
+              Recover failed deliveries
+            </Button>
+          )}
+          <Button size="sm" icon={<RefreshCw size={14} aria-hidden="true" />} onClick={() => refetch({ requestPolicy: 'network-only' })} loading={deliveries.fetching && !!deliveries.data}>
+            Refresh
+          </Button>
+        </>
       }
     >
       {error && (
@@ -252,6 +264,13 @@ function Deliveries({ webhookId }: { webhookId: string }) {
           )}
         </div>
       )}
+      <RecoverDeliveriesDialog
+        webhookId={webhookId}
+        open={recoverOpen}
+        onOpenChange={setRecoverOpen}
+        onRecovered={() => refetch({ requestPolicy: 'network-only' })}
+        onDisabled={onEndpointChanged}
+      />
     </Card>
   );
 }
@@ -413,7 +432,7 @@ export default function WebhookDetailPage() {
         </div>
       </div>
       <div style={{ marginTop: 24 }}>
-        <Deliveries webhookId={w.id} />
+        <Deliveries webhookId={w.id} enabled={w.enabled} onEndpointChanged={() => refetch({ requestPolicy: 'network-only' })} />
       </div>
 
       <WebhookFormDialog
