@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,20 @@ func TestChannelsAndCallbackURLs(t *testing.T) {
 		byName := map[string]map[string]any{}
 		for _, c := range list {
 			byName[c["name"].(string)] = c
+		}
+		// The document's enum for channel is the catalog's names.
+		var enum []string
+		for _, v := range e.doc.Components.Schemas["CreateInstanceRequest"].Value.Properties["channel"].Value.Enum {
+			enum = append(enum, v.(string))
+		}
+		var names []string
+		for n := range byName {
+			names = append(names, n)
+		}
+		slices.Sort(enum)
+		slices.Sort(names)
+		if !slices.Equal(enum, names) {
+			t.Errorf("the document's channels %v, the catalog's %v", enum, names)
 		}
 		tgc, wac, sbc := byName["telegram"], byName["whatsapp_cloud"], byName["sandbox"]
 		if len(list) != 3 || tgc["calls_back"] != true || wac["calls_back"] != true || sbc["calls_back"] != false {
