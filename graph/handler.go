@@ -227,6 +227,15 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"cross-origin websocket connections are not allowed"))
 			return
 		}
+	case r.Method == http.MethodGet && r.Header.Get("Sec-WebSocket-Key") != "":
+		// A websocket handshake without its Upgrade header: a proxy in front dropped it (nginx
+		// without proxy_http_version 1.1 and the Upgrade/Connection headers). Say so, to the
+		// client and in the log, rather than answer a query that is not there.
+		h.opts.Logger.Warn("graphql: a websocket handshake arrived without its Upgrade header: the proxy in front must pass Upgrade and Connection (docs/operations.md)",
+			"request_id", httpx.RequestIDFrom(r.Context()))
+		writeErrors(w, http.StatusBadRequest, transportError("INVALID", "websocket_upgrade_missing",
+			"this websocket handshake arrived without its Upgrade header: a proxy in front must pass the Upgrade and Connection headers"))
+		return
 	case r.Method == http.MethodPost:
 		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if mt != "application/json" {

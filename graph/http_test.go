@@ -241,3 +241,16 @@ func TestInputRefusalsHaveCodes(t *testing.T) {
 		t.Fatalf("variables that are not an object: %d %s", resp.StatusCode, raw)
 	}
 }
+
+// A websocket handshake whose Upgrade header a proxy dropped is told so (400
+// websocket_upgrade_missing), not answered as a GET query without a query.
+func TestHandshakeWithoutUpgradeIsNamed(t *testing.T) {
+	h := newHarness(t, store.SQLite, graph.Options{})
+	req, _ := http.NewRequest(http.MethodGet, h.url(), nil)
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	resp, r := h.send(t, req)
+	if resp.StatusCode != http.StatusBadRequest || r.code(t) != "INVALID" || r.Errors[0].Extensions["reason"] != "websocket_upgrade_missing" {
+		t.Fatalf("%d %+v", resp.StatusCode, r.Errors)
+	}
+}

@@ -88,6 +88,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	st.SetStatementTimeout(cfg.DBStatementTimeout) // after migrating: building an index may take long
+	if proxies, _ := httpx.ParseProxies(cfg.TrustedProxies); len(proxies) > 0 {
+		for _, p := range proxies {
+			// A proxy is a few addresses; a range this wide holds clients, and each of them
+			// may then choose its address by sending X-Forwarded-For.
+			if (p.Addr().Is4() && p.Bits() < 8) || (p.Addr().Is6() && p.Bits() < 32) {
+				log.Warn("SWITCHBOARD_TRUSTED_PROXIES trusts a very wide range: any client in it can choose its address with X-Forwarded-For", "range", p.String())
+			}
+		}
+	}
 	if cfg.SecretsKey == "" {
 		log.Warn("SWITCHBOARD_SECRETS_KEY is not set: secrets kept for later use (webhook and subscription signing secrets, inbound endpoints' tokens and secrets, channel credentials and callback tokens) are stored unencrypted")
 	}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,34 @@ func TestStartRefusesAKeyThatDoesNotOpenTheStoredSecrets(t *testing.T) {
 			}
 			a.Close()
 		})
+	}
+}
+
+// Trusting a range wide enough to hold clients is allowed, with a warning at start that says
+// what it lets them do; a proxy's own address is not warned about.
+func TestWideTrustedProxyRangeIsWarnedAbout(t *testing.T) {
+	for _, c := range []struct {
+		proxies string
+		warned  bool
+	}{{"0.0.0.0/0", true}, {"::/0", true}, {"127.0.0.1, 10.0.0.0/8", false}} {
+		cfg, err := app.FromEnv(func(k string) string {
+			if k == "SWITCHBOARD_TRUSTED_PROXIES" {
+				return c.proxies
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.DatabaseURL, cfg.MediaStore = storetest.URL(t, storetest.Dialects[0]), "file://"+filepath.ToSlash(t.TempDir())
+		var logs strings.Builder
+		a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close()
+		if got := strings.Contains(logs.String(), "trusts a very wide range"); got != c.warned {
+			t.Errorf("%s: warned %v, want %v:\n%s", c.proxies, got, c.warned, logs.String())
+		}
 	}
 }
