@@ -158,17 +158,40 @@ describe('ReachabilityNotice', () => {
     expect(screen.getByRole('status')).toHaveTextContent('');
 
     // The server goes away: the notice shows without the user doing anything.
+    fetchMock.mockImplementation(down);
     act(() => FakeSocket.all[0]?.drop());
     await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent(/^Can't reach Switchboard — showing data from .*; retrying…$/));
     expect(screen.getByText('ada@example.com')).toBeInTheDocument();
 
     // The first reconnect comes quickly; once connected the notice goes and the page is fetched again.
+    fetchMock.mockImplementation(() => Promise.resolve(json({ data: viewer })));
     await waitFor(() => expect(FakeSocket.all).toHaveLength(2), { timeout: 3000 });
     const fetches = fetchMock.mock.calls.length;
     act(() => FakeSocket.all[1]?.open());
     await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent(''));
     await waitFor(() => expect(FakeSocket.all[1]?.sent.map((m) => m.type)).toContain('subscribe'));
     await waitFor(() => expect(fetchMock.mock.calls.length).toBeGreaterThan(fetches));
+  });
+
+  it('says only live updates are missing when the server answers but its live connection fails', async () => {
+    const fetchMock = vi.fn().mockImplementation(() => Promise.resolve(json({ data: viewer })));
+    vi.stubGlobal('fetch', fetchMock);
+    vi.stubGlobal('WebSocket', FakeSocket);
+    render(
+      <ClientProvider>
+        <LivePage />
+      </ClientProvider>,
+    );
+    expect(await screen.findByText('ada@example.com')).toBeInTheDocument();
+    await waitFor(() => expect(FakeSocket.all).toHaveLength(1));
+    // A proxy that does not pass websockets: the socket never opens, requests still work.
+    act(() => FakeSocket.all[0]?.drop());
+    await waitFor(() =>
+      expect(screen.getByRole('status')).toHaveTextContent(
+        'Live updates are paused: Switchboard answers, but its live connection fails (a proxy in front may not pass websockets); retrying…',
+      ),
+    );
+    expect(screen.getByText('ada@example.com')).toBeInTheDocument();
   });
 
   it('retries the live connection quickly at first, then at most every 10 s', () => {

@@ -12,13 +12,16 @@ import styles from './ReachabilityNotice.module.css';
  * server answers, so screen readers announce the message when it appears.
  */
 export function ReachabilityNotice() {
-  const { reachable, lastSuccessAt, retryNow } = useReachability();
+  const { reachable, liveOnly, lastSuccessAt, retryNow } = useReachability();
   const since = lastSuccessAt ? ` — showing data from ${formatTime(lastSuccessAt)}` : '';
+  const message = liveOnly
+    ? "Live updates are paused: Switchboard answers, but its live connection fails (a proxy in front may not pass websockets); retrying…"
+    : `Can't reach Switchboard${since}; retrying…`;
   return (
     <div className={reachable ? styles.empty : styles.notice}>
       {!reachable && <CloudOff size={16} aria-hidden="true" className={styles.icon} />}
       <p role="status" aria-live="polite" aria-atomic="true" className={styles.message}>
-        {!reachable && `Can't reach Switchboard${since}; retrying…`}
+        {!reachable && message}
       </p>
       {!reachable && (
         <Button size="sm" variant="secondary" onClick={retryNow}>

@@ -3,6 +3,11 @@ import { makeOperation, mapExchange, type Client, type CombinedError, type Excha
 /** Whether Switchboard answered the console's last request, and when it last did. */
 export interface ReachabilityState {
   reachable: boolean;
+  /**
+   * The server answers requests, but the live connection fails (a proxy that does not pass
+   * websockets, say): only live updates are missing.
+   */
+  liveOnly: boolean;
   /** When a request last succeeded: while unreachable, how old the data on screen is. */
   lastSuccessAt: Date | null;
 }
@@ -73,7 +78,9 @@ export function createReachability({
   let requestsDown = false;
   let liveDown = false;
   // A new object only when reachable changes, so listeners (and React) hear of transitions only.
-  let state: ReachabilityState = { reachable: true, lastSuccessAt };
+  // The server answered a probe made after the live connection dropped.
+  let answersWhileLiveDown = false;
+  let state: ReachabilityState = { reachable: true, liveOnly: false, lastSuccessAt };
   const listeners = new Set<(state: ReachabilityState) => void>();
 
   let client: Client | null = null;
@@ -104,11 +111,13 @@ export function createReachability({
   /** Tells listeners when reachable changes; on the way back, pages get fresh results. */
   const update = () => {
     const reachable = !requestsDown && !liveDown;
-    if (reachable === state.reachable) return;
-    state = { reachable, lastSuccessAt };
+    const liveOnly = liveDown && !requestsDown && answersWhileLiveDown;
+    if (reachable === state.reachable && liveOnly === state.liveOnly) return;
+    const back = reachable && !state.reachable;
+    state = { reachable, liveOnly, lastSuccessAt };
     listeners.forEach((l) => l(state));
     // Pages that kept older data, or showed an error, get fresh results.
-    if (reachable) for (const op of queries.values()) client?.reexecuteOperation(makeOperation('query', op, { ...op.context, requestPolicy: 'network-only' }));
+    if (back) for (const op of queries.values()) client?.reexecuteOperation(makeOperation('query', op, { ...op.context, requestPolicy: 'network-only' }));
   };
   const succeeded = () => {
     lastSuccessAt = now();
@@ -159,7 +168,22 @@ export function createReachability({
     },
     setLive(ok) {
       liveDown = !ok;
+      if (ok) answersWhileLiveDown = false;
       update();
+      if (ok) return;
+      // Is the server down, or only the live connection (a proxy that drops websockets)? The
+      // notice says which; asked again at every failed reconnect (a server stopping may
+      // still answer the first time), without flickering back to "can't reach" meanwhile.
+      void probe().then((answered) => {
+        if (!liveDown) return;
+        if (!answered) {
+          answersWhileLiveDown = false;
+          return failed();
+        }
+        lastSuccessAt = now();
+        answersWhileLiveDown = true;
+        update();
+      });
     },
     exchange,
     dispose() {
