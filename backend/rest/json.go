@@ -329,11 +329,10 @@ func queryTime(r *http.Request, name string) (*time.Time, error) {
 	if raw == "" {
 		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, raw)
+	t, err := bodyTime(name, raw)
 	if err != nil {
-		return nil, domain.Invalid(name, "%s must be an RFC 3339 time such as 2025-01-31T12:00:00Z", name)
+		return nil, err
 	}
-	t = t.UTC()
 	return &t, nil
 }
 

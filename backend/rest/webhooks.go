@@ -66,7 +66,7 @@ func (a *api) recoverDeliveries(r *http.Request, in recoverRequest) (webhookReco
 	return webhookRecovery{Object: "webhook_recovery", WebhookID: in.ID, Queued: rec.Queued, HasMore: rec.HasMore}, err
 }
 
-// bodyTime reads an RFC 3339 time of a body field.
+// bodyTime reads an RFC 3339 time of a body field or query parameter (queryTime), in UTC.
 func bodyTime(param, raw string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, raw)
 	if err != nil {
